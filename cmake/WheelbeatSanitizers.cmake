@@ -1,0 +1,10 @@
+# WHEELBEAT_SANITIZE=address -> ASan + UBSan, every finding fatal; =thread -> TSan.
+if(WHEELBEAT_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
+elseif(WHEELBEAT_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT WHEELBEAT_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "WHEELBEAT_SANITIZE='${WHEELBEAT_SANITIZE}' (expected: '', 'address' or 'thread')")
+endif()

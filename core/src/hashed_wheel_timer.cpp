@@ -1,0 +1,317 @@
+// HashedWheelTimer: construction and validation, the producer side (newTimeout, cancel) and the
+// lifecycle (start, stop). The wheel thread's side is in timer_worker.cpp.
+#include "timer_impl.h"
+
+#include <wheelbeat/core/log.h>
+
+#include <fmt/format.h>
+
+#include <bit>
+
+namespace wheelbeat::core {
+namespace {
+
+using detail::Entry;
+using detail::kCancelled;
+using detail::kInSubmit;
+using detail::kPending;
+using detail::stateWord;
+
+std::atomic<std::int64_t> gInstances{0};
+std::atomic<bool> gTooManyWarned{false};
+
+constexpr std::int64_t kMinTickNs = 1'000'000;
+constexpr std::int64_t kMaxTicksPerWheel = std::int64_t{1} << 30;
+// Deadlines saturate this far after start (~73 years), which keeps tick numbers below 2^42.
+constexpr std::int64_t kMaxDeadlineOffsetNs = std::numeric_limits<std::int64_t>::max() / 4;
+
+std::int64_t validTickNs(std::chrono::nanoseconds tick) {
+  if (tick.count() <= 0) {
+    throw std::invalid_argument(fmt::format(
+        "HashedWheelTimer: tickDuration = {}ns (expected: > 0)", tick.count()));
+  }
+  if (tick.count() < kMinTickNs) {
+    log(LogLevel::Warn, "HashedWheelTimer: tickDuration = {}ns is below the 1ms minimum; using 1ms",
+        tick.count());
+    return kMinTickNs;
+  }
+  return tick.count();
+}
+
+int validWheelBits(std::int64_t ticksPerWheel, std::int64_t tickNs) {
+  if (ticksPerWheel <= 0 || ticksPerWheel > kMaxTicksPerWheel) {
+    throw std::invalid_argument(fmt::format(
+        "HashedWheelTimer: ticksPerWheel = {} (expected: 1..{})", ticksPerWheel, kMaxTicksPerWheel));
+  }
+  const int bits = std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1));
+  const std::int64_t slots = std::int64_t{1} << bits;
+  if (tickNs >= std::numeric_limits<std::int64_t>::max() / slots) {
+    throw std::invalid_argument(fmt::format(
+        "HashedWheelTimer: tickDuration * ticksPerWheel = {}ns * {} overflows (expected: "
+        "tickDuration < {}ns for {} ticks per wheel)",
+        tickNs, slots, std::numeric_limits<std::int64_t>::max() / slots, slots));
+  }
+  return bits;
+}
+
+}  // namespace
+
+// ---- HashedWheelTimer -------------------------------------------------------------------------
+
+HashedWheelTimer::HashedWheelTimer(WheelOptions options, TimerHooks hooks)
+    : impl_(std::make_unique<Impl>(*this, options, std::move(hooks))) {
+  if (gInstances.fetch_add(1) + 1 > kInstanceCountLimit && !gTooManyWarned.exchange(true)) {
+    log(LogLevel::Warn,
+        "more than {} HashedWheelTimer instances exist: HashedWheelTimer is a shared resource; "
+        "create one per process and share it (this warning is logged once)",
+        kInstanceCountLimit);
+  }
+}
+
+HashedWheelTimer::~HashedWheelTimer() {
+  impl_.reset();
+  gInstances.fetch_sub(1);
+}
+
+Timeout HashedWheelTimer::newTimeout(TimerTask&& task, std::chrono::nanoseconds delay) {
+  return impl_->newTimeout(std::move(task), delay);
+}
+void HashedWheelTimer::start() { impl_->start(); }
+std::vector<Timeout> HashedWheelTimer::stop() { return impl_->stop(); }
+bool HashedWheelTimer::isStopped() const noexcept { return impl_->isStopped(); }
+std::size_t HashedWheelTimer::advance() { return impl_->advance(); }
+std::uint64_t HashedWheelTimer::pendingTimeouts() const noexcept { return impl_->pending(); }
+TimerMetrics HashedWheelTimer::metrics() const { return impl_->metrics(); }
+std::chrono::nanoseconds HashedWheelTimer::tickDuration() const noexcept {
+  return std::chrono::nanoseconds(impl_->tickNs());
+}
+std::int64_t HashedWheelTimer::ticksPerWheel() const noexcept { return impl_->ticksPerWheel(); }
+std::int64_t HashedWheelTimer::instanceCount() noexcept { return gInstances.load(); }
+
+// ---- construction -----------------------------------------------------------------------------
+
+HashedWheelTimer::Impl::Impl(HashedWheelTimer& owner, WheelOptions options, TimerHooks hooks)
+    : owner_(owner),
+      tickNs_(validTickNs(options.tickDuration)),
+      wheelBits_(validWheelBits(options.ticksPerWheel, tickNs_)),
+      maxPending_(options.maxPendingTimeouts),
+      hooks_(std::move(hooks)),
+      clock_(hooks_.clock.get()),
+      pool_(std::make_shared<detail::EntryPool>()),
+      errors_(std::make_shared<detail::TaskErrorReporter>(hooks_.onTaskError)),
+      wheel_(*pool_, wheelBits_) {}
+
+HashedWheelTimer::Impl::~Impl() {
+  if (detail::tlRunningTimer == this) {
+    log(LogLevel::Error, "HashedWheelTimer destroyed from inside one of its own tasks");
+    std::terminate();  // the worker cannot join itself; continuing would corrupt memory
+  }
+  if (!isStopped()) stop();
+  if (worker_.joinable()) worker_.join();
+  // Every task still held (pending at stop, handed back by stop, lost to a stop race) dies here.
+  pool_->forEachEntry([](Entry& e) { e.task.reset(); });
+}
+
+// ---- producer side ----------------------------------------------------------------------------
+
+Timeout HashedWheelTimer::Impl::newTimeout(TimerTask&& task, std::chrono::nanoseconds delay) {
+  if (!task) throw std::invalid_argument("HashedWheelTimer::newTimeout: task is empty (expected: a callable)");
+  if (lifecycle_.load(std::memory_order_acquire) != kStarted) start();
+  reservePending();
+  std::uint32_t index = 0;
+  try {
+    index = pool_->allocate();
+  } catch (const std::length_error& capacity) {
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    throw RejectedTimeoutError(capacity.what());
+  } catch (...) {
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    throw;
+  }
+  Entry& e = at(index);
+  const std::uint32_t gen = detail::genOf(e.state.load(std::memory_order_relaxed));
+  const std::int64_t deadline = deadlineFor(delay);
+  e.task = std::move(task);
+  e.deadline = deadline;
+  e.where = kInSubmit;
+  e.state.store(stateWord(gen, kPending), std::memory_order_relaxed);
+  pushSubmission(index);  // publishes the entry; from here on the wheel thread may free it
+  wakeIfEarlier(deadline);
+  if (lifecycle_.load() != kStarted) {
+    Timeout raced = settleAfterStopRace(index, gen);
+    if (!raced) {
+      task = std::move(at(index).task);  // give the task back: a refused call loses nothing
+      throw TimerStoppedError();
+    }
+    return raced;
+  }
+  return Timeout(&owner_, index, gen);
+}
+
+void HashedWheelTimer::Impl::reservePending() {
+  if (maxPending_ <= 0) {
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  std::int64_t current = pending_.load(std::memory_order_relaxed);
+  do {
+    if (current >= maxPending_) {
+      rejected_.fetch_add(1, std::memory_order_relaxed);
+      throw RejectedTimeoutError(fmt::format(
+          "HashedWheelTimer::newTimeout rejected: pending timeouts = {} (expected: < "
+          "maxPendingTimeouts = {})",
+          current, maxPending_));
+    }
+  } while (!pending_.compare_exchange_weak(current, current + 1, std::memory_order_relaxed));
+}
+
+std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay) const noexcept {
+  const std::int64_t sinceStart = now() - startNs_;
+  const std::int64_t d = std::max<std::int64_t>(delay.count(), 0);
+  const std::int64_t offset =
+      d >= kMaxDeadlineOffsetNs - sinceStart ? kMaxDeadlineOffsetNs : sinceStart + d;
+  return startNs_ + offset;
+}
+
+void HashedWheelTimer::Impl::pushSubmission(std::uint32_t index) noexcept {
+  Entry& e = at(index);
+  std::uint32_t head = submitHead_.load(std::memory_order_relaxed);
+  do {
+    e.next = head;
+    // seq_cst: pairs with the worker's store of sleepUntil_ before its last look at the stack.
+  } while (!submitHead_.compare_exchange_weak(head, index, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed));
+}
+
+void HashedWheelTimer::Impl::wakeIfEarlier(std::int64_t deadlineNs) noexcept {
+  std::int64_t planned = sleepUntil_.load();
+  while (deadlineNs < planned) {
+    // Only the producer that flips the plan to kAwake pays for the wake-up.
+    if (sleepUntil_.compare_exchange_weak(planned, kAwake)) {
+      wakeWorker();
+      return;
+    }
+  }
+}
+
+Timeout HashedWheelTimer::Impl::settleAfterStopRace(std::uint32_t index, std::uint32_t gen) {
+  // stop() may have drained the stack before our push. Whoever flips Pending wins: if we do,
+  // the call is refused; if stop() did, it handed the timeout back and the call stands.
+  std::uint32_t expected = stateWord(gen, kPending);
+  if (at(index).state.compare_exchange_strong(expected, stateWord(gen, kCancelled))) {
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    return Timeout{};
+  }
+  return Timeout(&owner_, index, gen);
+}
+
+bool HashedWheelTimer::Impl::cancel(std::uint32_t index, std::uint32_t gen) noexcept {
+  Entry& e = at(index);
+  std::uint32_t expected = stateWord(gen, kPending);
+  if (!e.state.compare_exchange_strong(expected, stateWord(gen, kCancelled),
+                                       std::memory_order_acq_rel)) {
+    return false;
+  }
+  pending_.fetch_sub(1, std::memory_order_relaxed);
+  cancelled_.fetch_add(1, std::memory_order_relaxed);
+  std::uint32_t head = cancelHead_.load(std::memory_order_relaxed);
+  do {
+    e.clink = head;
+  } while (!cancelHead_.compare_exchange_weak(head, index, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed));
+  // The first cancel of a batch wakes a long-sleeping worker so the memory comes back within a
+  // tick; the worker re-arms this at most once per tick.
+  if (head == detail::kNil && cancelWakeArmed_.load() && cancelWakeArmed_.exchange(false)) {
+    wakeWorker();
+  }
+  return true;
+}
+
+// ---- lifecycle --------------------------------------------------------------------------------
+
+void HashedWheelTimer::Impl::start() {
+  std::lock_guard lock(lifecycleMutex_);
+  startLocked();
+}
+
+void HashedWheelTimer::Impl::startLocked() {
+  const int current = lifecycle_.load();
+  if (current == kStarted) return;
+  if (current >= kStopping) throw TimerStoppedError();
+  startNs_ = now();
+  wheel_.setTickMath(startNs_, tickNs_);
+  lifecycle_.store(kStarted);  // before the thread starts: its loop runs while kStarted
+  if (hooks_.drive == Drive::Thread) {
+    try {
+      worker_ = std::thread([this] { run(); });
+    } catch (...) {
+      lifecycle_.store(kInit);
+      throw;
+    }
+  }
+}
+
+std::vector<Timeout> HashedWheelTimer::Impl::stop() {
+  if (detail::tlRunningTimer == this) {
+    throw std::logic_error(
+        "HashedWheelTimer::stop() called from inside one of its tasks (expected: another thread)");
+  }
+  {
+    std::lock_guard lock(lifecycleMutex_);
+    const int current = lifecycle_.load();
+    if (current >= kStopping) return {};
+    lifecycle_.store(current == kInit ? kStopped : kStopping);
+    if (current == kInit) return {};
+  }
+  wakeWorker();
+  if (worker_.joinable()) worker_.join();  // not under the lock: a task may be starting a timeout
+  std::lock_guard lock(lifecycleMutex_);
+  std::vector<Timeout> unprocessed = collectUnprocessed();
+  lifecycle_.store(kStopped);
+  return unprocessed;
+}
+
+std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
+  drainCancels();
+  drainSubmissions();
+  std::vector<std::uint32_t> left;
+  wheel_.removeAll(left);
+  std::vector<Timeout> result;
+  result.reserve(left.size());
+  for (const std::uint32_t index : left) {
+    Entry& e = at(index);
+    std::uint32_t word = e.state.load(std::memory_order_acquire);
+    // A cancel racing with stop() may win; then the entry simply stays until destruction.
+    if (detail::stOf(word) == kPending &&
+        e.state.compare_exchange_strong(word, stateWord(detail::genOf(word), kCancelled))) {
+      pending_.fetch_sub(1, std::memory_order_relaxed);
+      cancelled_.fetch_add(1, std::memory_order_relaxed);
+      result.push_back(Timeout(&owner_, index, detail::genOf(word)));
+    }
+  }
+  return result;
+}
+
+// ---- queries ----------------------------------------------------------------------------------
+
+std::uint64_t HashedWheelTimer::Impl::pending() const noexcept {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, pending_.load()));
+}
+
+TimerMetrics HashedWheelTimer::Impl::metrics() const {
+  TimerMetrics m;
+  m.pending = pending();
+  m.fired = fired_.load(std::memory_order_relaxed);
+  m.cancelled = cancelled_.load(std::memory_order_relaxed);
+  m.scheduled = m.pending + m.fired + m.cancelled;  // every accepted timeout is in one of these
+  m.rejected = rejected_.load(std::memory_order_relaxed);
+  m.taskErrors = errors_->count();
+  m.latenessP50 = std::chrono::nanoseconds(lateness_.quantile(0.50));
+  m.latenessP99 = std::chrono::nanoseconds(lateness_.quantile(0.99));
+  m.latenessMax = std::chrono::nanoseconds(lateness_.max());
+  m.latenessSamples = lateness_.count();
+  return m;
+}
+
+}  // namespace wheelbeat::core

@@ -1,0 +1,128 @@
+// HashedWheelTimer's inside. Threads and ownership:
+//  - producers (any thread) fill an entry, push it on the lock-free submission stack and, only
+//    when the new deadline is earlier than the worker's planned wake-up, wake the worker;
+//  - cancel() (any thread) wins a CAS on the entry's state and pushes it on the cancel stack;
+//  - the wheel thread alone owns the Wheel: it drains both stacks, collects the due tick, then
+//    runs what it collected, and frees entries back to the pool.
+#pragma once
+
+#include "entry_pool.h"
+#include "wheel.h"
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+
+#include <condition_variable>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace wheelbeat::core {
+
+namespace detail {
+// The timer whose task this thread is running (nullptr outside tasks): stop() and advance()
+// refuse to run inside a task of their own timer.
+inline thread_local const void* tlRunningTimer = nullptr;
+
+// Counts, logs and forwards task exceptions. Shared with executor closures, which may outlive
+// the timer.
+class TaskErrorReporter {
+public:
+  explicit TaskErrorReporter(std::function<void(std::exception_ptr, const Timeout&)> hook)
+      : hook_(std::move(hook)) {}
+  void report(std::exception_ptr error, const Timeout& timeout) noexcept;
+  [[nodiscard]] std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+
+private:
+  std::function<void(std::exception_ptr, const Timeout&)> hook_;
+  std::atomic<std::uint64_t> count_{0};
+};
+
+// Runs a task under safe-run on the calling thread, marked as inside `timer`.
+void safeRun(const void* timer, TaskErrorReporter& errors, TimerTask& task,
+             const Timeout& timeout) noexcept;
+}  // namespace detail
+
+class HashedWheelTimer::Impl {
+public:
+  Impl(HashedWheelTimer& owner, WheelOptions options, TimerHooks hooks);
+  ~Impl();
+
+  Timeout newTimeout(TimerTask&& task, std::chrono::nanoseconds delay);
+  void start();
+  void startLocked();
+  std::vector<Timeout> stop();
+  std::size_t advance();
+  bool cancel(std::uint32_t index, std::uint32_t gen) noexcept;
+  TimeoutState state(std::uint32_t index, std::uint32_t gen) const noexcept;
+  TimerTask* task(std::uint32_t index, std::uint32_t gen) const noexcept;
+  TimerMetrics metrics() const;
+
+  std::int64_t tickNs() const noexcept { return tickNs_; }
+  std::int64_t ticksPerWheel() const noexcept { return std::int64_t{1} << wheelBits_; }
+  std::uint64_t pending() const noexcept;
+  bool isStopped() const noexcept { return lifecycle_.load() >= kStopping; }
+
+private:
+  enum Lifecycle : int { kInit, kStarted, kStopping, kStopped };
+  static constexpr std::int64_t kAwake = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+  // producer side
+  void reservePending();
+  std::int64_t deadlineFor(std::chrono::nanoseconds delay) const noexcept;
+  void pushSubmission(std::uint32_t index) noexcept;
+  void wakeIfEarlier(std::int64_t deadlineNs) noexcept;
+  Timeout settleAfterStopRace(std::uint32_t index, std::uint32_t gen);
+
+  // wheel thread
+  void run();
+  std::size_t cycle();
+  void drainCancels();
+  void drainSubmissions();
+  std::size_t runDue();
+  void runOne(std::uint32_t index, std::uint32_t gen);
+  void freeEntry(std::uint32_t index, bool cancelled) noexcept;
+  void sleepUntil(std::int64_t wakeNs);
+  void wakeWorker();
+  std::vector<Timeout> collectUnprocessed();
+
+  std::int64_t now() const noexcept { return clock_ ? clock_->now().count() : SteadyClock::read().count(); }
+  detail::Entry& at(std::uint32_t index) const noexcept { return pool_->at(index); }
+
+  HashedWheelTimer& owner_;
+  const std::int64_t tickNs_;
+  const int wheelBits_;
+  const std::int64_t maxPending_;
+  const TimerHooks hooks_;
+  const Clock* clock_;  // nullptr: steady clock without a virtual call
+  std::shared_ptr<detail::EntryPool> pool_;
+
+  // Written by producers on every call: each on its own cache line.
+  alignas(64) std::atomic<std::uint32_t> submitHead_{detail::kNil};
+  alignas(64) std::atomic<std::uint32_t> cancelHead_{detail::kNil};
+  alignas(64) std::atomic<std::int64_t> pending_{0};
+  alignas(64) std::atomic<std::int64_t> sleepUntil_{kAwake};  // worker's planned wake-up (ns)
+  std::atomic<bool> cancelWakeArmed_{false};
+  std::atomic<int> lifecycle_{kInit};
+  std::atomic<std::uint64_t> rejected_{0};
+  std::atomic<std::uint64_t> cancelled_{0};
+  std::shared_ptr<detail::TaskErrorReporter> errors_;
+
+  // Written by the wheel thread only (relaxed atomics so metrics() may read them anywhere).
+  alignas(64) std::atomic<std::uint64_t> fired_{0};
+  detail::LatenessHistogram lateness_;
+
+  std::int64_t startNs_ = 0;  // set once, before lifecycle_ becomes kStarted
+  detail::Wheel wheel_;
+  std::vector<std::uint32_t> due_;
+  bool cancelCooldown_ = false;  // a cancel woke us: next sleep is at most a tick, unarmed
+
+  std::mutex lifecycleMutex_;  // start/stop transitions, and advance() in Drive::Manual
+  std::thread worker_;
+  std::mutex sleepMutex_;
+  std::condition_variable sleepCv_;
+  bool wakeRequested_ = false;  // guarded by sleepMutex_
+};
+
+}  // namespace wheelbeat::core

@@ -1,0 +1,223 @@
+// HashedWheelTimer, the wheel thread's side: drain, collect the due tick, run it, sleep until
+// the next tick that holds something (or until a producer needs an earlier wake-up).
+#include "timer_impl.h"
+
+#include <wheelbeat/core/log.h>
+
+namespace wheelbeat::core {
+
+using detail::Entry;
+using detail::kDetached;
+using detail::kInSubmit;
+using detail::kInSubmitCancelSeen;
+using detail::kNil;
+using detail::stateWord;
+
+namespace detail {
+
+void TaskErrorReporter::report(std::exception_ptr error, const Timeout& timeout) noexcept {
+  count_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& ex) {
+    log(LogLevel::Error, "timer task threw {}; the wheel goes on", ex.what());
+  } catch (...) {
+    log(LogLevel::Error, "timer task threw a non-std exception; the wheel goes on");
+  }
+  if (!hook_) return;
+  try {
+    hook_(error, timeout);
+  } catch (...) {
+    log(LogLevel::Error, "the onTaskError hook threw; its exception is dropped");
+  }
+}
+
+void safeRun(const void* timer, TaskErrorReporter& errors, TimerTask& task,
+             const Timeout& timeout) noexcept {
+  const void* outer = tlRunningTimer;
+  tlRunningTimer = timer;
+  try {
+    task(timeout);
+  } catch (...) {
+    errors.report(std::current_exception(), timeout);
+  }
+  tlRunningTimer = outer;
+}
+
+}  // namespace detail
+
+void HashedWheelTimer::Impl::run() {
+  while (lifecycle_.load(std::memory_order_acquire) == kStarted) {
+    cycle();
+    const std::int64_t next = wheel_.nextEventTick();
+    // next < 2^44 ticks and tickNs_ * 2^30 fits: compute the wake time without overflow.
+    const std::int64_t wakeNs =
+        next == detail::Wheel::kNoTick || next > (kNever - startNs_) / tickNs_
+            ? kNever
+            : startNs_ + next * tickNs_;
+    sleepUntil(wakeNs);
+  }
+}
+
+std::size_t HashedWheelTimer::Impl::advance() {
+  if (hooks_.drive != Drive::Manual) {
+    throw std::logic_error(
+        "HashedWheelTimer::advance() needs Drive::Manual (this timer runs its own worker thread)");
+  }
+  if (detail::tlRunningTimer == this) {
+    throw std::logic_error("HashedWheelTimer::advance() called from inside one of its tasks");
+  }
+  std::lock_guard lock(lifecycleMutex_);
+  startLocked();  // throws TimerStoppedError once stopped
+  return cycle();
+}
+
+std::size_t HashedWheelTimer::Impl::cycle() {
+  std::size_t ran = 0;
+  drainCancels();
+  drainSubmissions();
+  const std::int64_t lastDueTick = (now() - startNs_) / tickNs_;
+  while (lifecycle_.load(std::memory_order_acquire) == kStarted) {
+    const std::int64_t tick = wheel_.nextEventTick();
+    if (tick > lastDueTick) {
+      wheel_.skipTo(lastDueTick + 1);  // nothing happens in between: no empty-tick walk
+      break;
+    }
+    wheel_.collect(tick, due_);
+    if (!due_.empty()) ran += runDue();
+    // What the tasks scheduled or cancelled joins the wheel before the next tick is processed.
+    drainCancels();
+    drainSubmissions();
+  }
+  return ran;
+}
+
+std::size_t HashedWheelTimer::Impl::runDue() {
+  const std::int64_t nowNs = now();
+  std::size_t ran = 0;
+  // Indexing, not iterators: a task cannot touch due_, but keep the loop obviously safe.
+  for (std::size_t i = 0; i < due_.size(); ++i) {
+    const std::uint32_t index = due_[i];
+    Entry& e = at(index);
+    std::uint32_t word = e.state.load(std::memory_order_acquire);
+    // A task earlier in this tick may have cancelled this one: then its cancel record frees it.
+    if (detail::stOf(word) != detail::kPending ||
+        !e.state.compare_exchange_strong(word, stateWord(detail::genOf(word), detail::kExpired),
+                                         std::memory_order_acq_rel)) {
+      continue;
+    }
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    fired_.store(fired_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    lateness_.record(nowNs - e.deadline);
+    runOne(index, detail::genOf(word));
+    ++ran;
+  }
+  due_.clear();
+  return ran;
+}
+
+void HashedWheelTimer::Impl::runOne(std::uint32_t index, std::uint32_t gen) {
+  Entry& e = at(index);
+  const Timeout timeout(&owner_, index, gen);
+  if (!hooks_.executor) {
+    detail::safeRun(this, *errors_, e.task, timeout);
+    freeEntry(index, false);
+    return;
+  }
+  // std::function needs a copyable callable: share the (move-only) task with the closure.
+  auto task = std::make_shared<TimerTask>(std::move(e.task));
+  freeEntry(index, false);
+  try {
+    hooks_.executor([timer = static_cast<const void*>(this), errors = errors_, task, timeout] {
+      detail::safeRun(timer, *errors, *task, timeout);
+    });
+  } catch (...) {
+    errors_->report(std::current_exception(), timeout);
+  }
+}
+
+void HashedWheelTimer::Impl::freeEntry(std::uint32_t index, bool cancelled) noexcept {
+  Entry& e = at(index);
+  e.task.reset();
+  const std::uint32_t gen = detail::genOf(e.state.load(std::memory_order_relaxed));
+  const std::uint32_t bit = 1u << (gen & 31);
+  const std::uint32_t history = e.history.load(std::memory_order_relaxed);
+  // Outcome first, then the new generation: a reader that sees the new generation sees it.
+  e.history.store(cancelled ? (history | bit) : (history & ~bit), std::memory_order_release);
+  e.state.store(stateWord(gen + 1, detail::kFree), std::memory_order_release);
+  pool_->release(index);
+}
+
+void HashedWheelTimer::Impl::drainCancels() {
+  std::uint32_t index = cancelHead_.exchange(kNil, std::memory_order_acquire);
+  while (index != kNil) {
+    Entry& e = at(index);
+    const std::uint32_t next = e.clink;
+    if (e.where == kInSubmit) {
+      e.where = kInSubmitCancelSeen;  // still linked in the submission stack: drain frees it
+    } else {
+      if (e.where < detail::kFirstSpecialWhere) wheel_.remove(index);
+      freeEntry(index, true);
+    }
+    index = next;
+  }
+}
+
+void HashedWheelTimer::Impl::drainSubmissions() {
+  std::uint32_t index = submitHead_.exchange(kNil, std::memory_order_acquire);
+  std::uint32_t ordered = kNil;  // the stack is newest-first: reverse to acceptance order
+  while (index != kNil) {
+    const std::uint32_t next = at(index).next;
+    at(index).next = ordered;
+    ordered = index;
+    index = next;
+  }
+  while (ordered != kNil) {
+    Entry& e = at(ordered);
+    const std::uint32_t next = e.next;
+    if (detail::stOf(e.state.load(std::memory_order_acquire)) == detail::kCancelled) {
+      // Cancelled before it reached the wheel: free it once both records have been seen.
+      if (e.where == kInSubmitCancelSeen) freeEntry(ordered, true); else e.where = kDetached;
+    } else {
+      wheel_.insert(ordered);
+    }
+    ordered = next;
+  }
+}
+
+void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
+  const bool arm = !cancelCooldown_;
+  if (cancelCooldown_) wakeNs = std::min(wakeNs, now() + tickNs_);
+  cancelCooldown_ = false;
+  cancelWakeArmed_.store(arm);
+  sleepUntil_.store(wakeNs);
+  // Last look after publishing the plan (seq_cst, pairs with the producers' pushes): work that
+  // arrived before it is handled now; work after it sees the plan and wakes us if needed.
+  const bool work = submitHead_.load() != kNil || (arm && cancelHead_.load() != kNil) ||
+                    lifecycle_.load() != kStarted;
+  if (!work) {
+    std::unique_lock lock(sleepMutex_);
+    while (!wakeRequested_) {
+      if (wakeNs == kNever) {
+        sleepCv_.wait(lock);
+        continue;
+      }
+      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wakeNs - now());
+      if (sleepCv_.wait_until(lock, until) == std::cv_status::timeout) break;
+    }
+    wakeRequested_ = false;
+  }
+  sleepUntil_.store(kAwake);
+  // If a cancel consumed the arm, it woke us: rate-limit such wake-ups to one per tick.
+  if (arm && !cancelWakeArmed_.exchange(false)) cancelCooldown_ = true;
+}
+
+void HashedWheelTimer::Impl::wakeWorker() {
+  {
+    std::lock_guard lock(sleepMutex_);
+    wakeRequested_ = true;
+  }
+  sleepCv_.notify_one();
+}
+
+}  // namespace wheelbeat::core
