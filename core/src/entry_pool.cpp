@@ -1,5 +1,8 @@
 #include "entry_pool.h"
 
+#include <sys/mman.h>
+
+#include <new>
 #include <stdexcept>
 
 namespace wheelbeat::core::detail {
@@ -30,12 +33,84 @@ struct ThreadCache {
 
 thread_local ThreadCache tlCache;
 
+// Chunks are carved from 2 MiB-aligned arenas: 4 chunks of entries fill 6 MiB (3 huge pages),
+// 8 chunks of links fill 2 MiB, so huge pages hold nothing but timeouts.
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kEntryBytes = sizeof(Entry) * EntryPool::kChunkSize;
+constexpr std::size_t kLinkBytes = 2 * sizeof(std::uint32_t) * EntryPool::kChunkSize;
+constexpr std::size_t kEntryArenaBytes = 4 * kEntryBytes;
+constexpr std::size_t kLinkArenaBytes = 8 * kLinkBytes;
+static_assert(kEntryArenaBytes % kHugePage == 0 && kLinkArenaBytes % kHugePage == 0);
+// The first arenas use normal pages (a small timer costs only the pages it touches); a pool
+// that outgrows them asks for transparent huge pages: one fault per 2 MiB instead of 512.
+constexpr std::uint32_t kSmallChunks = 4;
+
+// Arenas of destroyed pools are kept (up to kArenaCacheBytes) for the next pool: a process that
+// recreates timers — or a benchmark — reuses memory the kernel has already faulted in and
+// zeroed, instead of paying a page fault and a page clear per 64 timeouts.
+constexpr std::size_t kArenaCacheBytes = std::size_t{256} << 20;
+
+struct ArenaCache {
+  std::mutex mutex;
+  std::vector<std::pair<void*, std::size_t>> arenas;
+  std::size_t bytes = 0;
+};
+ArenaCache& arenaCache() {
+  static auto* cache = new ArenaCache;  // never destroyed: pools may die during static teardown
+  return *cache;
+}
+
+void* takeCachedArena(std::size_t bytes) {
+  ArenaCache& cache = arenaCache();
+  std::lock_guard lock(cache.mutex);
+  for (auto it = cache.arenas.begin(); it != cache.arenas.end(); ++it) {
+    if (it->second != bytes) continue;
+    void* arena = it->first;
+    cache.arenas.erase(it);
+    cache.bytes -= bytes;
+    return arena;
+  }
+  return nullptr;
+}
+
+void releaseArena(void* arena, std::size_t bytes) noexcept {
+  ArenaCache& cache = arenaCache();
+  {
+    std::lock_guard lock(cache.mutex);
+    if (cache.bytes + bytes <= kArenaCacheBytes) {
+      try {
+        cache.arenas.emplace_back(arena, bytes);
+        cache.bytes += bytes;
+        return;
+      } catch (...) {
+        // No room to remember it: give it back to the kernel below.
+      }
+    }
+  }
+  ::munmap(arena, bytes);
+}
+
+void* mapArena(std::size_t bytes, bool huge) {
+  if (void* cached = takeCachedArena(bytes)) return cached;
+  const std::size_t span = bytes + kHugePage;
+  void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + kHugePage - 1) & ~(std::uintptr_t{kHugePage} - 1);
+  if (aligned > base) ::munmap(raw, aligned - base);
+  const std::uintptr_t tail = aligned + bytes;
+  if (base + span > tail) ::munmap(reinterpret_cast<void*>(tail), base + span - tail);
+  if (huge) ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
 }  // namespace
 
-EntryPool::EntryPool() : chunks_(std::make_unique<std::atomic<Entry*>[]>(kMaxChunks)) {}
+EntryPool::EntryPool() : chunks_(std::make_unique<ChunkRef[]>(kMaxChunks)) {}
 
 EntryPool::~EntryPool() {
-  for (std::uint32_t c = 0; c < chunkCount_; ++c) delete[] chunks_[c].load();
+  for (std::uint32_t i = 0; i < constructed_; ++i) at(i).~Entry();
+  for (const auto& [base, bytes] : arenas_) releaseArena(base, bytes);
 }
 
 std::uint32_t EntryPool::allocate() {
@@ -43,7 +118,7 @@ std::uint32_t EntryPool::allocate() {
   cache.bind(*this);
   if (cache.list.count == 0) cache.list = takeBatch();
   const std::uint32_t index = cache.list.head;
-  cache.list.head = at(index).next;
+  cache.list.head = next(index);
   --cache.list.count;
   return index;
 }
@@ -56,49 +131,71 @@ void EntryPool::release(std::uint32_t index) noexcept {
     cache.flush();
     cache.pool = shared_from_this();
   }
-  at(index).next = cache.list.head;
+  next(index) = cache.list.head;
   cache.list.head = index;
   if (++cache.list.count < 2 * kBatch) return;
   // Spill one batch so a thread that only frees does not hoard the pool.
   List batch{cache.list.head, kBatch};
   std::uint32_t last = cache.list.head;
-  for (std::uint32_t i = 1; i < kBatch; ++i) last = at(last).next;
-  cache.list.head = at(last).next;
+  for (std::uint32_t i = 1; i < kBatch; ++i) last = next(last);
+  cache.list.head = next(last);
   cache.list.count -= kBatch;
-  at(last).next = kNil;
+  next(last) = kNil;
   giveBatch(batch);
 }
 
-// Free batches are chained through their head entries: prev = next batch, where = count.
+// Free batches are chained through their heads: prev(head) = next batch, where = count.
 EntryPool::List EntryPool::takeBatch() {
   std::lock_guard lock(mutex_);
-  if (freeBatchHead_ == kNil) return newChunkLocked();
-  Entry& head = at(freeBatchHead_);
-  List list{freeBatchHead_, head.where};
-  freeBatchHead_ = head.prev;
-  head.prev = kNil;
+  if (freeBatchHead_ == kNil) return freshBatchLocked();
+  const List list{freeBatchHead_, at(freeBatchHead_).where};
+  freeBatchHead_ = std::exchange(prev(list.head), kNil);
   return list;
 }
 
 void EntryPool::giveBatch(List list) noexcept {
   if (list.count == 0) return;
   std::lock_guard lock(mutex_);
-  Entry& head = at(list.head);
-  head.prev = freeBatchHead_;
-  head.where = list.count;
+  prev(list.head) = freeBatchHead_;
+  at(list.head).where = list.count;
   freeBatchHead_ = list.head;
 }
 
-EntryPool::List EntryPool::newChunkLocked() {
+// Entries are constructed a batch at a time, by the thread that will use them: memory is
+// touched (and faulted in) only as the pool really grows.
+EntryPool::List EntryPool::freshBatchLocked() {
+  if (constructed_ == chunkCount_ * kChunkSize) addChunkLocked();
+  const std::uint32_t first = constructed_;
+  for (std::uint32_t i = first; i < first + kBatch; ++i) {
+    ::new (static_cast<void*>(&at(i))) Entry();
+    next(i) = i + 1 < first + kBatch ? i + 1 : kNil;
+    prev(i) = kNil;
+  }
+  constructed_ += kBatch;
+  return List{first, kBatch};
+}
+
+void EntryPool::addChunkLocked() {
   if (chunkCount_ == kMaxChunks) {
     throw std::length_error("wheelbeat: timeout capacity exhausted (2^28 timeouts in use)");
   }
-  auto* chunk = new Entry[kChunkSize];
-  const std::uint32_t base = chunkCount_ << kChunkBits;
-  for (std::uint32_t i = 0; i + 1 < kChunkSize; ++i) chunk[i].next = base + i + 1;
-  chunks_[chunkCount_].store(chunk, std::memory_order_release);
+  const bool huge = chunkCount_ >= kSmallChunks;
+  if (entryArenaLeft_ == 0) {
+    entryArena_ = static_cast<std::byte*>(mapArena(kEntryArenaBytes, huge));
+    arenas_.emplace_back(entryArena_, kEntryArenaBytes);
+    entryArenaLeft_ = kEntryArenaBytes;
+  }
+  if (linkArenaLeft_ == 0) {
+    linkArena_ = static_cast<std::byte*>(mapArena(kLinkArenaBytes, huge));
+    arenas_.emplace_back(linkArena_, kLinkArenaBytes);
+    linkArenaLeft_ = kLinkArenaBytes;
+  }
+  ChunkRef& chunk = chunks_[chunkCount_];
+  chunk.entries = reinterpret_cast<Entry*>(entryArena_ + (kEntryArenaBytes - entryArenaLeft_));
+  chunk.links = reinterpret_cast<std::uint32_t*>(linkArena_ + (kLinkArenaBytes - linkArenaLeft_));
+  entryArenaLeft_ -= kEntryBytes;
+  linkArenaLeft_ -= kLinkBytes;
   ++chunkCount_;
-  return List{base, kChunkSize};
 }
 
 }  // namespace wheelbeat::core::detail

@@ -175,10 +175,10 @@ std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay)
 }
 
 void HashedWheelTimer::Impl::pushSubmission(std::uint32_t index) noexcept {
-  Entry& e = at(index);
+  std::uint32_t& link = pool_->next(index);
   std::uint32_t head = submitHead_.load(std::memory_order_relaxed);
   do {
-    e.next = head;
+    link = head;
     // seq_cst: pairs with the worker's store of sleepUntil_ before its last look at the stack.
   } while (!submitHead_.compare_exchange_weak(head, index, std::memory_order_seq_cst,
                                               std::memory_order_relaxed));
@@ -281,6 +281,7 @@ std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
   result.reserve(left.size());
   for (const std::uint32_t index : left) {
     Entry& e = at(index);
+    e.where = detail::kDetached;
     std::uint32_t word = e.state.load(std::memory_order_acquire);
     // A cancel racing with stop() may win; then the entry simply stays until destruction.
     if (detail::stOf(word) == kPending &&

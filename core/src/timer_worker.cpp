@@ -4,6 +4,8 @@
 
 #include <wheelbeat/core/log.h>
 
+#include <utility>
+
 namespace wheelbeat::core {
 
 using detail::Entry;
@@ -93,12 +95,16 @@ std::size_t HashedWheelTimer::Impl::cycle() {
 }
 
 std::size_t HashedWheelTimer::Impl::runDue() {
+  // Entries of one tick are scattered in memory: keep several cache misses in flight.
+  constexpr std::size_t kPrefetchAhead = 8;
   const std::int64_t nowNs = now();
   std::size_t ran = 0;
   // Indexing, not iterators: a task cannot touch due_, but keep the loop obviously safe.
   for (std::size_t i = 0; i < due_.size(); ++i) {
     const std::uint32_t index = due_[i];
+    if (i + kPrefetchAhead < due_.size()) pool_->prefetch(due_[i + kPrefetchAhead]);
     Entry& e = at(index);
+    e.where = kDetached;  // out of the wheel: a cancel record for it only frees it
     std::uint32_t word = e.state.load(std::memory_order_acquire);
     // A task earlier in this tick may have cancelled this one: then its cancel record frees it.
     if (detail::stOf(word) != detail::kPending ||
@@ -167,14 +173,13 @@ void HashedWheelTimer::Impl::drainSubmissions() {
   std::uint32_t index = submitHead_.exchange(kNil, std::memory_order_acquire);
   std::uint32_t ordered = kNil;  // the stack is newest-first: reverse to acceptance order
   while (index != kNil) {
-    const std::uint32_t next = at(index).next;
-    at(index).next = ordered;
+    const std::uint32_t next = std::exchange(pool_->next(index), ordered);
     ordered = index;
     index = next;
   }
   while (ordered != kNil) {
     Entry& e = at(ordered);
-    const std::uint32_t next = e.next;
+    const std::uint32_t next = pool_->next(ordered);
     if (detail::stOf(e.state.load(std::memory_order_acquire)) == detail::kCancelled) {
       // Cancelled before it reached the wheel: free it once both records have been seen.
       if (e.where == kInSubmitCancelSeen) freeEntry(ordered, true); else e.where = kDetached;

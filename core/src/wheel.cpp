@@ -42,21 +42,20 @@ void Wheel::place(std::uint32_t index, bool front) noexcept {
 }
 
 void Wheel::link(std::uint32_t slot, std::uint32_t index, bool front) noexcept {
-  Entry& e = pool_.at(index);
   Slot& s = slots_[slot];
   const bool wasEmpty = s.head == kNil;
   if (front) {
-    e.prev = kNil;
-    e.next = s.head;
-    if (wasEmpty) s.tail = index; else pool_.at(s.head).prev = index;
+    pool_.prev(index) = kNil;
+    pool_.next(index) = s.head;
+    if (wasEmpty) s.tail = index; else pool_.prev(s.head) = index;
     s.head = index;
   } else {
-    e.next = kNil;
-    e.prev = s.tail;
-    if (wasEmpty) s.head = index; else pool_.at(s.tail).next = index;
+    pool_.next(index) = kNil;
+    pool_.prev(index) = s.tail;
+    if (wasEmpty) s.head = index; else pool_.next(s.tail) = index;
     s.tail = index;
   }
-  e.where = slot;
+  pool_.at(index).where = slot;
   ++size_;
   if (!wasEmpty) return;
   if (slot < wheelSize_) {
@@ -71,8 +70,10 @@ void Wheel::remove(std::uint32_t index) noexcept {
   Entry& e = pool_.at(index);
   const std::uint32_t slot = e.where;
   Slot& s = slots_[slot];
-  if (e.prev == kNil) s.head = e.next; else pool_.at(e.prev).next = e.next;
-  if (e.next == kNil) s.tail = e.prev; else pool_.at(e.next).prev = e.prev;
+  const std::uint32_t next = pool_.next(index);
+  const std::uint32_t prev = pool_.prev(index);
+  if (prev == kNil) s.head = next; else pool_.next(prev) = next;
+  if (next == kNil) s.tail = prev; else pool_.prev(next) = prev;
   e.where = kDetached;
   --size_;
   if (s.head != kNil) return;
@@ -116,7 +117,7 @@ void Wheel::cascade(int level, std::uint64_t slotInLevel) noexcept {
   upper_[static_cast<std::size_t>(level)] &= ~(std::uint64_t{1} << slotInLevel);
   // Back to front, each put in front: the batch keeps its order ahead of later arrivals.
   while (index != kNil) {
-    const std::uint32_t prev = pool_.at(index).prev;
+    const std::uint32_t prev = pool_.prev(index);
     --size_;
     place(index, true);
     index = prev;
@@ -134,12 +135,11 @@ void Wheel::collect(std::int64_t tick, std::vector<std::uint32_t>& due) {
   }
   const std::uint64_t slot0 = t & (wheelSize_ - 1);
   Slot& s = slots_[slotIndex(0, slot0)];
-  for (std::uint32_t index = s.head; index != kNil;) {
-    Entry& e = pool_.at(index);
+  // The walk reads only the compact link array; the entries are prefetched for runDue().
+  for (std::uint32_t index = s.head; index != kNil; index = pool_.next(index)) {
+    pool_.prefetch(index);
     due.push_back(index);
-    e.where = kDetached;
     --size_;
-    index = e.next;
   }
   if (s.head != kNil) level0_.clear(slot0);
   s = Slot{};
@@ -148,16 +148,15 @@ void Wheel::collect(std::int64_t tick, std::vector<std::uint32_t>& due) {
 
 void Wheel::removeAll(std::vector<std::uint32_t>& out) {
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
-    if (slot < wheelSize_ && !level0_.any()) {
-      slot = static_cast<std::uint32_t>(wheelSize_ - 1);  // level 0 is empty: skip it
-      continue;
-    }
-    while (slots_[slot].head != kNil) {
-      const std::uint32_t index = slots_[slot].head;
-      remove(index);
+    for (std::uint32_t index = slots_[slot].head; index != kNil; index = pool_.next(index)) {
+      pool_.prefetch(index);
       out.push_back(index);
     }
+    slots_[slot] = Slot{};
   }
+  for (int level = 1; level <= levels_; ++level) upper_[static_cast<std::size_t>(level)] = 0;
+  level0_ = SlotBitmap(wheelSize_);
+  size_ = 0;
 }
 
 }  // namespace wheelbeat::core::detail

@@ -49,7 +49,7 @@ public:
   // Processes `tick` (== nextEventTick()): cascades, then appends the tick's entries to `due`
   // in FIFO order (where = kDetached) and moves current() past it.
   void collect(std::int64_t tick, std::vector<std::uint32_t>& due);
-  // Unlinks every entry (for stop()), appending them to `out` in no particular order.
+  // Empties the wheel (for stop()), appending every entry to `out`; their `where` is stale.
   void removeAll(std::vector<std::uint32_t>& out);
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 

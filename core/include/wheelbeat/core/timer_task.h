@@ -41,15 +41,13 @@ public:
   }
 
   TimerTask(TimerTask&& other) noexcept : ops_(other.ops_) {
-    if (ops_ != nullptr) ops_->relocate(buf_, other.buf_);
-    other.ops_ = nullptr;
+    relocateFrom(other);
   }
   TimerTask& operator=(TimerTask&& other) noexcept {
     if (this != &other) {
       reset();
       ops_ = other.ops_;
-      if (ops_ != nullptr) ops_->relocate(buf_, other.buf_);
-      other.ops_ = nullptr;
+      relocateFrom(other);
     }
     return *this;
   }
@@ -65,7 +63,7 @@ public:
   // Destroys the held callable (and everything it captured); *this becomes empty.
   void reset() noexcept {
     if (ops_ != nullptr) {
-      ops_->destroy(buf_);
+      if (!ops_->trivial) ops_->destroy(buf_);
       ops_ = nullptr;
     }
   }
@@ -75,7 +73,21 @@ private:
     void (*invoke)(void* self, const Timeout& timeout);
     void (*relocate)(void* dst, void* src) noexcept;  // move-construct into dst, destroy src
     void (*destroy)(void* self) noexcept;
+    // Trivially copyable and destructible inline callables (lambdas capturing pointers and
+    // integers, the common case) move by memcpy and need no destructor call: no indirect call
+    // on the schedule and release paths.
+    bool trivial;
   };
+
+  void relocateFrom(TimerTask& other) noexcept {
+    if (ops_ == nullptr) return;
+    if (ops_->trivial) {
+      __builtin_memcpy(buf_, other.buf_, kInlineBytes);
+    } else {
+      ops_->relocate(buf_, other.buf_);
+    }
+    other.ops_ = nullptr;
+  }
 
   template <typename Fn>
   static constexpr bool fitsInline() {
@@ -100,6 +112,7 @@ private:
         static_cast<Fn*>(src)->~Fn();
       },
       [](void* self) noexcept { static_cast<Fn*>(self)->~Fn(); },
+      std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
   };
 
   template <typename Fn>
@@ -107,6 +120,7 @@ private:
       [](void* self, const Timeout& t) { call(**static_cast<Fn**>(self), t); },
       [](void* dst, void* src) noexcept { ::new (dst) Fn*(*static_cast<Fn**>(src)); },
       [](void* self) noexcept { delete *static_cast<Fn**>(self); },
+      false,
   };
 
   alignas(8) unsigned char buf_[kInlineBytes]{};
