@@ -43,7 +43,7 @@ int validWheelBits(std::int64_t ticksPerWheel, std::int64_t tickNs) {
     throw std::invalid_argument(fmt::format(
         "HashedWheelTimer: ticksPerWheel = {} (expected: 1..{})", ticksPerWheel, kMaxTicksPerWheel));
   }
-  const int bits = std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1));
+  const auto bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1)));
   const std::int64_t slots = std::int64_t{1} << bits;
   if (tickNs >= std::numeric_limits<std::int64_t>::max() / slots) {
     throw std::invalid_argument(fmt::format(
@@ -106,7 +106,14 @@ HashedWheelTimer::Impl::~Impl() {
     log(LogLevel::Error, "HashedWheelTimer destroyed from inside one of its own tasks");
     std::terminate();  // the worker cannot join itself; continuing would corrupt memory
   }
-  if (!isStopped()) stop();
+  if (!isStopped()) {
+    try {
+      stop();  // cannot throw logic_error here (checked above); bad_alloc for the result can
+    } catch (const std::exception& error) {
+      log(LogLevel::Error, "HashedWheelTimer: stop() during destruction failed: {}", error.what());
+      lifecycle_.store(kStopped);
+    }
+  }
   if (worker_.joinable()) worker_.join();
   // Every task still held (pending at stop, handed back by stop, lost to a stop race) dies here.
   pool_->forEachEntry([](Entry& e) { e.task.reset(); });
@@ -167,10 +174,13 @@ void HashedWheelTimer::Impl::reservePending() {
 }
 
 std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay) const noexcept {
-  const std::int64_t sinceStart = now() - startNs_;
+  // Saturate, never wrap: at ~73 years after start, and below the clock's own maximum (a clock
+  // may start late in its range).
+  const std::int64_t cap =
+      std::min(kMaxDeadlineOffsetNs, std::numeric_limits<std::int64_t>::max() - startNs_);
+  const std::int64_t sinceStart = std::min(now() - startNs_, cap);
   const std::int64_t d = std::max<std::int64_t>(delay.count(), 0);
-  const std::int64_t offset =
-      d >= kMaxDeadlineOffsetNs - sinceStart ? kMaxDeadlineOffsetNs : sinceStart + d;
+  const std::int64_t offset = d >= cap - sinceStart ? cap : sinceStart + d;
   return startNs_ + offset;
 }
 
@@ -231,6 +241,8 @@ bool HashedWheelTimer::Impl::cancel(std::uint32_t index, std::uint32_t gen) noex
 // ---- lifecycle --------------------------------------------------------------------------------
 
 void HashedWheelTimer::Impl::start() {
+  // Started already: no lock (a task calling start() inside advance() must not deadlock).
+  if (lifecycle_.load(std::memory_order_acquire) == kStarted) return;
   std::lock_guard lock(lifecycleMutex_);
   startLocked();
 }

@@ -192,7 +192,10 @@ void HashedWheelTimer::Impl::drainSubmissions() {
 
 void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   const bool arm = !cancelCooldown_;
-  if (cancelCooldown_) wakeNs = std::min(wakeNs, now() + tickNs_);
+  if (cancelCooldown_) {
+    const std::int64_t t = now();
+    wakeNs = std::min(wakeNs, t > kNever - tickNs_ ? kNever : t + tickNs_);
+  }
   cancelCooldown_ = false;
   cancelWakeArmed_.store(arm);
   sleepUntil_.store(wakeNs);

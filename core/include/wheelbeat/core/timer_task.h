@@ -91,8 +91,8 @@ private:
 
   template <typename Fn>
   static constexpr bool fitsInline() {
-    return sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
-           alignof(Fn) <= 8 && std::is_nothrow_move_constructible_v<Fn>;
+    return sizeof(Fn) <= kInlineBytes && alignof(Fn) <= 8 &&
+           std::is_nothrow_move_constructible_v<Fn>;
   }
 
   template <typename Fn>
