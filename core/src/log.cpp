@@ -28,7 +28,7 @@ LogSink setLogSink(LogSink sink) {
 void setLogLevel(LogLevel level) noexcept { gLevel.store(level, std::memory_order_relaxed); }
 LogLevel logLevel() noexcept { return gLevel.load(std::memory_order_relaxed); }
 
-std::string_view toString(LogLevel level) noexcept {
+std::string_view logLevelName(LogLevel level) noexcept {
   switch (level) {
     case LogLevel::Debug: return "DEBUG";
     case LogLevel::Info: return "INFO";
@@ -47,7 +47,7 @@ void emit(LogLevel level, std::string_view message) noexcept {
     if (sinkSlot()) {
       sinkSlot()(level, message);
     } else {
-      fmt::print(stderr, "wheelbeat [{}] {}\n", toString(level), message);
+      fmt::print(stderr, "wheelbeat [{}] {}\n", logLevelName(level), message);
     }
   } catch (...) {
     // A failing sink must not take the library down; there is nowhere left to report it.

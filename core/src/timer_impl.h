@@ -30,7 +30,7 @@ class TaskErrorReporter {
 public:
   explicit TaskErrorReporter(std::function<void(std::exception_ptr, const Timeout&)> hook)
       : hook_(std::move(hook)) {}
-  void report(std::exception_ptr error, const Timeout& timeout) noexcept;
+  void report(const std::exception_ptr& error, const Timeout& timeout) noexcept;
   [[nodiscard]] std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
 
 private:
@@ -47,6 +47,10 @@ class HashedWheelTimer::Impl {
 public:
   Impl(HashedWheelTimer& owner, WheelOptions options, TimerHooks hooks);
   ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  Impl(Impl&&) = delete;
+  Impl& operator=(Impl&&) = delete;
 
   Timeout newTimeout(TimerTask&& task, std::chrono::nanoseconds delay);
   void start();

@@ -17,7 +17,7 @@ using detail::stateWord;
 
 namespace detail {
 
-void TaskErrorReporter::report(std::exception_ptr error, const Timeout& timeout) noexcept {
+void TaskErrorReporter::report(const std::exception_ptr& error, const Timeout& timeout) noexcept {
   count_.fetch_add(1, std::memory_order_relaxed);
   try {
     std::rethrow_exception(error);

@@ -131,7 +131,7 @@ void Wheel::collect(std::int64_t tick, std::vector<std::uint32_t>& due) {
     const int shift = shiftOf(level);
     if ((t & ((std::uint64_t{1} << shift) - 1)) != 0) break;  // not a block start of this level
     const std::uint64_t slot = (t >> shift) & 63;
-    if ((upper_[static_cast<std::size_t>(level)] >> slot) & 1) cascade(level, slot);
+    if (((upper_[static_cast<std::size_t>(level)] >> slot) & 1) != 0) cascade(level, slot);
   }
   const std::uint64_t slot0 = t & (wheelSize_ - 1);
   Slot& s = slots_[slotIndex(0, slot0)];

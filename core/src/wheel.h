@@ -66,7 +66,7 @@ private:
   [[nodiscard]] int shiftOf(int level) const noexcept { return level == 0 ? 0 : wheelBits_ + 6 * (level - 1); }
   [[nodiscard]] std::uint32_t slotIndex(int level, std::uint64_t slotInLevel) const noexcept {
     return level == 0 ? static_cast<std::uint32_t>(slotInLevel)
-                      : static_cast<std::uint32_t>(wheelSize_ + 64 * (level - 1) + slotInLevel);
+                      : static_cast<std::uint32_t>(wheelSize_ + 64 * static_cast<std::uint64_t>(level - 1) + slotInLevel);
   }
 
   EntryPool& pool_;

@@ -51,6 +51,7 @@ struct WheelOptions {
   std::chrono::nanoseconds tickDuration = std::chrono::milliseconds(100);
   // Slots of the finest wheel level, rounded up to a power of two; must be in [1, 2^30].
   // 512 slots of 100 ms = 51.2 s of near-future timeouts with no cascading (Netty's default).
+  // Each slot costs 8 bytes up front (2^20 slots = 8 MiB; 2^30 would be 8 GiB).
   std::int64_t ticksPerWheel = 512;
   // newTimeout() is rejected while this many timeouts are pending; <= 0 means unlimited.
   std::int64_t maxPendingTimeouts = 0;
@@ -112,7 +113,8 @@ public:
   // Stops the timer: wakes the worker at once, joins it, and returns every timeout that had
   // neither run nor been cancelled, each now marked cancelled (their tasks are kept until the
   // timer is destroyed; see Timeout::task()). A second call returns an empty vector.
-  // Throws std::logic_error when called from inside a task of this timer.
+  // Throws std::logic_error when called from inside a task of this timer. With Drive::Manual it
+  // waits for an advance() running on another thread to finish first.
   // Thread: any other.
   std::vector<Timeout> stop();
   [[nodiscard]] bool isStopped() const noexcept;

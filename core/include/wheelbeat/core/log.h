@@ -21,7 +21,7 @@ LogSink setLogSink(LogSink sink);
 // Messages below this level are dropped before formatting. Default: Info.
 void setLogLevel(LogLevel level) noexcept;
 [[nodiscard]] LogLevel logLevel() noexcept;
-[[nodiscard]] std::string_view toString(LogLevel level) noexcept;
+[[nodiscard]] std::string_view logLevelName(LogLevel level) noexcept;
 
 namespace detail {
 void emit(LogLevel level, std::string_view message) noexcept;

@@ -49,9 +49,10 @@ public:
   // The timer that created this handle (nullptr for an empty handle). Thread: any.
   [[nodiscard]] HashedWheelTimer* timer() const noexcept { return timer_; }
 
-  // The task of this timeout, or nullptr once it is released. A task is released after it ran
-  // (with an executor: when it was handed over), or on the wheel thread after it was cancelled; the tasks of the timeouts stop() returned are
-  // kept until the timer is destroyed, so the caller of stop() can run or inspect them.
+  // The task of this timeout, or nullptr once it is released (and for an empty handle). A task
+  // is released after it ran (with an executor: when it was handed over), or on the wheel thread
+  // after it was cancelled; the tasks of the timeouts stop() returned are kept until the timer
+  // is destroyed, so the caller of stop() can run or inspect them.
   // Thread: the timer's wheel thread (e.g. inside a task, for its own or another timeout), or
   // any thread once the timer is stopped. Elsewhere the task may be released concurrently.
   [[nodiscard]] TimerTask* task() const noexcept;

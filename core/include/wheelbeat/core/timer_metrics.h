@@ -1,8 +1,9 @@
 // Counters and the lateness histogram of a HashedWheelTimer.
 //
 // Lateness = the time the wheel ran (or dispatched) a timeout minus its deadline (schedule time +
-// delay), measured on the timer's clock when its tick is processed. It is never negative (the
-// wheel never fires early); with a tick of T it is normally within [0, T + wake-up latency).
+// delay, a delay <= 0 counting as 0), measured on the timer's clock when its tick is processed.
+// It is never negative (the wheel never fires early); with a tick of T it is normally within
+// [0, T + wake-up latency] (delay 0 scheduled right on a processed tick is exactly T late).
 #pragma once
 
 #include <array>
