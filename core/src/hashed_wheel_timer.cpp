@@ -195,9 +195,11 @@ void HashedWheelTimer::Impl::pushSubmission(std::uint32_t index) noexcept {
 }
 
 void HashedWheelTimer::Impl::wakeIfEarlier(std::int64_t deadlineNs) noexcept {
+  // The worker's plan is a tick time: a deadline after the tick before it is handled when the
+  // worker wakes as planned. Only an earlier tick needs a wake-up, and only the producer that
+  // flips the plan to kAwake pays for it.
   std::int64_t planned = sleepUntil_.load();
-  while (deadlineNs < planned) {
-    // Only the producer that flips the plan to kAwake pays for the wake-up.
+  while (planned != kAwake && deadlineNs <= planned - tickNs_) {
     if (sleepUntil_.compare_exchange_weak(planned, kAwake)) {
       wakeWorker();
       return;

@@ -190,11 +190,13 @@ void HashedWheelTimer::Impl::drainSubmissions() {
   }
 }
 
+// `wakeNs` is a tick time (start + k * tick) or kNever.
 void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   const bool arm = !cancelCooldown_;
   if (cancelCooldown_) {
-    const std::int64_t t = now();
-    wakeNs = std::min(wakeNs, t > kNever - tickNs_ ? kNever : t + tickNs_);
+    // The next tick boundary: plans stay tick-aligned (wakeIfEarlier() relies on it).
+    const std::int64_t nextTick = (now() - startNs_) / tickNs_ + 1;
+    if (nextTick <= (kNever - startNs_) / tickNs_) wakeNs = std::min(wakeNs, startNs_ + nextTick * tickNs_);
   }
   cancelCooldown_ = false;
   cancelWakeArmed_.store(arm);

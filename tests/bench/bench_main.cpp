@@ -3,6 +3,7 @@
 //                   [--self-check]
 // JSON lines on stdout (see report.h); progress and errors on stderr.
 #include "report.h"
+#include "platform.h"
 #include "scenarios.h"
 #include "self_check.h"
 
@@ -125,7 +126,7 @@ void reportScenario(Reporter& out, const ScenarioDef& def, const RunPlan& plan,
 int runAll(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   Reporter out;
-  out.emit(headerLine());
+  out.emit(headerLine(measurePlatform(o.plan.quick)));
   std::uint64_t seedBase = 0;
   for (const ScenarioDef* def : o.plan.scenarios) {
     seedBase += 1000;

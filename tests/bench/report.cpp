@@ -99,7 +99,7 @@ double metricValue(const Metrics& m, std::string_view key) {
   throw std::out_of_range(fmt::format("metric '{}' missing", key));
 }
 
-std::string headerLine() {
+std::string headerLine(const std::string& platformJson) {
   std::string defs;
   for (const auto& [key, text] : kDefinitions) {
     defs += fmt::format("{}{}:{}", defs.empty() ? "" : ",", quoted(key), quoted(text));
@@ -109,8 +109,9 @@ std::string headerLine() {
     targets += fmt::format("{}\"{}_{}\":{}", targets.empty() ? "" : ",", t.scenario, t.metric,
                            number(t.bound));
   }
-  return fmt::format(R"({{"bench":"wheelbeat","version":1,"definitions":{{{}}},"targets":{{{}}}}})",
-                     defs, targets);
+  return fmt::format(
+      R"({{"bench":"wheelbeat","version":1,"platform":{},"definitions":{{{}}},"targets":{{{}}}}})",
+      platformJson, defs, targets);
 }
 
 std::string resultLine(const ScenarioDef& def, ImplKind impl, const Metrics& medians, int reps,

@@ -26,7 +26,8 @@ Metrics medianOf(const std::vector<Metrics>& reps);
 // The value of `key` in `m`; throws std::out_of_range when absent.
 double metricValue(const Metrics& m, std::string_view key);
 
-std::string headerLine();
+// `platformJson`: measurePlatform()'s object, reported as "platform".
+std::string headerLine(const std::string& platformJson);
 std::string resultLine(const ScenarioDef& def, ImplKind impl, const Metrics& medians, int reps,
                        std::uint64_t n);
 // ratio = wheelbeat's headline metric / heap's.
