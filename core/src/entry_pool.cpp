@@ -34,12 +34,12 @@ struct ThreadCache {
 thread_local ThreadCache tlCache;
 
 // Chunks are carved from 2 MiB-aligned arenas: 4 chunks of entries fill 6 MiB (3 huge pages),
-// 8 chunks of links fill 2 MiB, so huge pages hold nothing but timeouts.
+// 16 chunks of links fill 2 MiB, so huge pages hold nothing but timeouts.
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kEntryBytes = sizeof(Entry) * EntryPool::kChunkSize;
-constexpr std::size_t kLinkBytes = 2 * sizeof(std::uint32_t) * EntryPool::kChunkSize;
+constexpr std::size_t kLinkBytes = sizeof(std::uint32_t) * EntryPool::kChunkSize;
 constexpr std::size_t kEntryArenaBytes = 4 * kEntryBytes;
-constexpr std::size_t kLinkArenaBytes = 8 * kLinkBytes;
+constexpr std::size_t kLinkArenaBytes = 16 * kLinkBytes;
 static_assert(kEntryArenaBytes % kHugePage == 0 && kLinkArenaBytes % kHugePage == 0);
 // The first arenas use normal pages (a small timer costs only the pages it touches); a pool
 // that outgrows them asks for transparent huge pages: one fault per 2 MiB instead of 512.
@@ -144,19 +144,19 @@ void EntryPool::release(std::uint32_t index) noexcept {
   giveBatch(batch);
 }
 
-// Free batches are chained through their heads: prev(head) = next batch, where = count.
+// Free batches are chained through their heads: clink = next batch, where = count.
 EntryPool::List EntryPool::takeBatch() {
   std::lock_guard lock(mutex_);
   if (freeBatchHead_ == kNil) return freshBatchLocked();
   const List list{freeBatchHead_, at(freeBatchHead_).where};
-  freeBatchHead_ = std::exchange(prev(list.head), kNil);
+  freeBatchHead_ = std::exchange(at(list.head).clink, kNil);
   return list;
 }
 
 void EntryPool::giveBatch(List list) noexcept {
   if (list.count == 0) return;
   std::lock_guard lock(mutex_);
-  prev(list.head) = freeBatchHead_;
+  at(list.head).clink = freeBatchHead_;
   at(list.head).where = list.count;
   freeBatchHead_ = list.head;
 }
@@ -169,7 +169,6 @@ EntryPool::List EntryPool::freshBatchLocked() {
   for (std::uint32_t i = first; i < first + kBatch; ++i) {
     ::new (static_cast<void*>(&at(i))) Entry();
     next(i) = i + 1 < first + kBatch ? i + 1 : kNil;
-    prev(i) = kNil;
   }
   constructed_ += kBatch;
   return List{first, kBatch};

@@ -27,11 +27,11 @@ constexpr std::uint32_t stateWord(std::uint32_t gen, std::uint32_t st) {
 constexpr std::uint32_t genOf(std::uint32_t word) { return word >> 2; }
 constexpr std::uint32_t stOf(std::uint32_t word) { return word & 3u; }
 
-// Entry::where, wheel thread only: a slot number of the wheel, or one of these.
+// Entry::where, wheel thread only (a free entry's `where` counts its free batch).
 inline constexpr std::uint32_t kInSubmit = 0xFFFFFFFFu;            // in the submission stack
 inline constexpr std::uint32_t kInSubmitCancelSeen = 0xFFFFFFFEu;  // ... and its cancel was seen
 inline constexpr std::uint32_t kDetached = 0xFFFFFFFDu;            // in no list (due, or dropped)
-inline constexpr std::uint32_t kFirstSpecialWhere = kDetached;
+inline constexpr std::uint32_t kInWheel = 0xFFFFFFFCu;             // referenced by a wheel slot
 
 struct Entry {
   TimerTask task;                            // 24 B; empty once released
@@ -41,14 +41,13 @@ struct Entry {
   std::uint32_t clink = kNil;                // cancel stack
   std::uint32_t where = kInSubmit;
 };
-static_assert(sizeof(Entry) == 48, "an entry is 48 bytes (+8 of links): keep a timeout under 64 B");
+static_assert(sizeof(Entry) == 48, "an entry is 48 bytes (+4 of link, +8 in its wheel slot)");
 
-// The list links live apart from the entries, in compact arrays: walking a slot's list (or the
-// submission stack) then touches 4-byte links that mostly sit in cache, instead of one cold
-// 64-byte line per entry, and the entries themselves can be prefetched in bulk.
+// The `next` links (submission stack, free lists) live apart from the entries, in a compact
+// array: reversing the submission stack touches 4-byte links that mostly sit in cache.
 struct ChunkRef {
-  Entry* entries = nullptr;      // kChunkSize entries
-  std::uint32_t* links = nullptr;  // next[kChunkSize] then prev[kChunkSize]
+  Entry* entries = nullptr;        // kChunkSize entries
+  std::uint32_t* links = nullptr;  // next[kChunkSize]
 };
 
 class EntryPool : public std::enable_shared_from_this<EntryPool> {
@@ -68,9 +67,6 @@ public:
   }
   [[nodiscard]] std::uint32_t& next(std::uint32_t index) const noexcept {
     return chunks_[index >> kChunkBits].links[index & (kChunkSize - 1)];
-  }
-  [[nodiscard]] std::uint32_t& prev(std::uint32_t index) const noexcept {
-    return chunks_[index >> kChunkBits].links[kChunkSize + (index & (kChunkSize - 1))];
   }
   void prefetch(std::uint32_t index) const noexcept { __builtin_prefetch(&at(index), 1); }
 

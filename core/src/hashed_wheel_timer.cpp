@@ -289,20 +289,21 @@ std::vector<Timeout> HashedWheelTimer::Impl::stop() {
 std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
   drainCancels();
   drainSubmissions();
-  std::vector<std::uint32_t> left;
+  std::vector<detail::Ref> left;
   wheel_.removeAll(left);
   std::vector<Timeout> result;
   result.reserve(left.size());
-  for (const std::uint32_t index : left) {
+  for (const detail::Ref ref : left) {
+    const std::uint32_t index = detail::refIndex(ref);
+    const std::uint32_t gen = detail::refGen(ref);
     Entry& e = at(index);
     e.where = detail::kDetached;
-    std::uint32_t word = e.state.load(std::memory_order_acquire);
+    std::uint32_t expected = stateWord(gen, kPending);
     // A cancel racing with stop() may win; then the entry simply stays until destruction.
-    if (detail::stOf(word) == kPending &&
-        e.state.compare_exchange_strong(word, stateWord(detail::genOf(word), kCancelled))) {
+    if (e.state.compare_exchange_strong(expected, stateWord(gen, kCancelled))) {
       pending_.fetch_sub(1, std::memory_order_relaxed);
       cancelled_.fetch_add(1, std::memory_order_relaxed);
-      result.push_back(Timeout(&owner_, index, detail::genOf(word)));
+      result.push_back(Timeout(&owner_, index, gen));
     }
   }
   return result;

@@ -119,7 +119,7 @@ private:
 
   std::int64_t startNs_ = 0;  // set once, before lifecycle_ becomes kStarted
   detail::Wheel wheel_;
-  std::vector<std::uint32_t> due_;
+  std::vector<detail::Ref> due_;
   bool cancelCooldown_ = false;  // a cancel woke us: next sleep is at most a tick, unarmed
 
   std::mutex lifecycleMutex_;  // start/stop transitions, and advance() in Drive::Manual

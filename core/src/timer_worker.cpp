@@ -96,26 +96,31 @@ std::size_t HashedWheelTimer::Impl::cycle() {
 
 std::size_t HashedWheelTimer::Impl::runDue() {
   // Entries of one tick are scattered in memory: keep several cache misses in flight.
-  constexpr std::size_t kPrefetchAhead = 8;
+  constexpr std::size_t kPrefetchAhead = 16;
   const std::int64_t nowNs = now();
   std::size_t ran = 0;
   // Indexing, not iterators: a task cannot touch due_, but keep the loop obviously safe.
   for (std::size_t i = 0; i < due_.size(); ++i) {
-    const std::uint32_t index = due_[i];
-    if (i + kPrefetchAhead < due_.size()) pool_->prefetch(due_[i + kPrefetchAhead]);
+    if (i + kPrefetchAhead < due_.size()) pool_->prefetch(detail::refIndex(due_[i + kPrefetchAhead]));
+    const std::uint32_t index = detail::refIndex(due_[i]);
+    const std::uint32_t gen = detail::refGen(due_[i]);
     Entry& e = at(index);
-    e.where = kDetached;  // out of the wheel: a cancel record for it only frees it
     std::uint32_t word = e.state.load(std::memory_order_acquire);
+    if (detail::genOf(word) != gen) {  // cancelled and freed: the slot held a stale reference
+      wheel_.dropStale();
+      continue;
+    }
+    e.where = kDetached;  // out of the wheel: a cancel record for it now only frees it
     // A task earlier in this tick may have cancelled this one: then its cancel record frees it.
     if (detail::stOf(word) != detail::kPending ||
-        !e.state.compare_exchange_strong(word, stateWord(detail::genOf(word), detail::kExpired),
+        !e.state.compare_exchange_strong(word, stateWord(gen, detail::kExpired),
                                          std::memory_order_acq_rel)) {
       continue;
     }
     pending_.fetch_sub(1, std::memory_order_relaxed);
     fired_.store(fired_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     lateness_.record(nowNs - e.deadline);
-    runOne(index, detail::genOf(word));
+    runOne(index, gen);
     ++ran;
   }
   due_.clear();
@@ -162,11 +167,12 @@ void HashedWheelTimer::Impl::drainCancels() {
     if (e.where == kInSubmit) {
       e.where = kInSubmitCancelSeen;  // still linked in the submission stack: drain frees it
     } else {
-      if (e.where < detail::kFirstSpecialWhere) wheel_.remove(index);
+      if (e.where == detail::kInWheel) wheel_.noteStale();  // its slot keeps a stale reference
       freeEntry(index, true);
     }
     index = next;
   }
+  wheel_.compactIfStale();
 }
 
 void HashedWheelTimer::Impl::drainSubmissions() {
@@ -184,7 +190,8 @@ void HashedWheelTimer::Impl::drainSubmissions() {
       // Cancelled before it reached the wheel: free it once both records have been seen.
       if (e.where == kInSubmitCancelSeen) freeEntry(ordered, true); else e.where = kDetached;
     } else {
-      wheel_.insert(ordered);
+      wheel_.insert(ordered, detail::genOf(e.state.load(std::memory_order_relaxed)));
+      e.where = detail::kInWheel;
     }
     ordered = next;
   }

@@ -12,6 +12,7 @@ Wheel::Wheel(EntryPool& pool, int wheelBits)
       // Enough 64-slot levels above level 0 to span 2^kMaxTickBits ticks.
       levels_(std::max(1, (kMaxTickBits - wheelBits + 5) / 6)),
       slots_(wheelSize_ + 64 * static_cast<std::uint64_t>(levels_)),
+      front_(slots_.size()),
       level0_(wheelSize_),
       upper_(static_cast<std::size_t>(levels_) + 1, 0) {}
 
@@ -27,37 +28,55 @@ std::int64_t Wheel::tickOf(std::int64_t deadlineNs) const noexcept {
   return sinceStart / tickNs_ + (sinceStart % tickNs_ != 0 ? 1 : 0);
 }
 
-void Wheel::place(std::uint32_t index, bool front) noexcept {
-  Entry& e = pool_.at(index);
-  const std::int64_t tick = std::max(tickOf(e.deadline), cur_);
-  const auto delta = static_cast<std::uint64_t>(tick - cur_);
-  if (delta < wheelSize_) {
-    link(slotIndex(0, static_cast<std::uint64_t>(tick) & (wheelSize_ - 1)), index, front);
-    return;
-  }
-  const int log2 = 63 - std::countl_zero(delta);
-  const int level = std::min(levels_, (log2 - wheelBits_) / 6 + 1);
-  const std::uint64_t slot = (static_cast<std::uint64_t>(tick) >> shiftOf(level)) & 63;
-  link(slotIndex(level, slot), index, front);
+bool Wheel::isLive(Ref ref) const noexcept {
+  return genOf(pool_.at(refIndex(ref)).state.load(std::memory_order_relaxed)) == refGen(ref);
 }
 
-void Wheel::link(std::uint32_t slot, std::uint32_t index, bool front) noexcept {
-  Slot& s = slots_[slot];
-  const bool wasEmpty = s.head == kNil;
-  if (front) {
-    pool_.prev(index) = kNil;
-    pool_.next(index) = s.head;
-    if (wasEmpty) s.tail = index; else pool_.prev(s.head) = index;
-    s.head = index;
-  } else {
-    pool_.next(index) = kNil;
-    pool_.prev(index) = s.tail;
-    if (wasEmpty) s.head = index; else pool_.next(s.tail) = index;
-    s.tail = index;
-  }
-  pool_.at(index).where = slot;
+std::uint32_t Wheel::slotFor(std::int64_t tick) const noexcept {
+  tick = std::max(tick, cur_);
+  const auto delta = static_cast<std::uint64_t>(tick - cur_);
+  if (delta < wheelSize_) return slotIndex(0, static_cast<std::uint64_t>(tick) & (wheelSize_ - 1));
+  const int log2 = 63 - std::countl_zero(delta);
+  const int level = std::min(levels_, (log2 - wheelBits_) / 6 + 1);
+  return slotIndex(level, (static_cast<std::uint64_t>(tick) >> shiftOf(level)) & 63);
+}
+
+void Wheel::insert(std::uint32_t index, std::uint32_t gen) {
+  const std::uint32_t slot = slotFor(tickOf(pool_.at(index).deadline));
+  append(slots_[slot], makeRef(index, gen));
+  markNonEmpty(slot);
   ++size_;
-  if (!wasEmpty) return;
+}
+
+void Wheel::append(Chain& chain, Ref ref) {
+  if (chain.tail == kNil || seg(chain.tail).count == kSegRefs) {
+    const std::uint32_t s = newSegment();
+    if (chain.tail == kNil) chain.head = s; else seg(chain.tail).next = s;
+    chain.tail = s;
+  }
+  Segment& tail = seg(chain.tail);
+  tail.refs[tail.count++] = ref;
+}
+
+void Wheel::attach(std::uint32_t slot, Chain front) {
+  Chain& chain = slots_[slot];
+  if (chain.head == kNil) {
+    chain = front;
+  } else {
+    seg(front.tail).next = chain.head;
+    chain.head = front.head;
+  }
+  markNonEmpty(slot);
+}
+
+Wheel::Chain Wheel::detach(std::uint32_t slot) noexcept {
+  const Chain chain = slots_[slot];
+  slots_[slot] = Chain{};
+  markEmpty(slot);
+  return chain;
+}
+
+void Wheel::markNonEmpty(std::uint32_t slot) noexcept {
   if (slot < wheelSize_) {
     level0_.set(slot);
   } else {
@@ -66,23 +85,32 @@ void Wheel::link(std::uint32_t slot, std::uint32_t index, bool front) noexcept {
   }
 }
 
-void Wheel::remove(std::uint32_t index) noexcept {
-  Entry& e = pool_.at(index);
-  const std::uint32_t slot = e.where;
-  Slot& s = slots_[slot];
-  const std::uint32_t next = pool_.next(index);
-  const std::uint32_t prev = pool_.prev(index);
-  if (prev == kNil) s.head = next; else pool_.next(prev) = next;
-  if (next == kNil) s.tail = prev; else pool_.prev(next) = prev;
-  e.where = kDetached;
-  --size_;
-  if (s.head != kNil) return;
+void Wheel::markEmpty(std::uint32_t slot) noexcept {
   if (slot < wheelSize_) {
     level0_.clear(slot);
   } else {
     const std::uint64_t upperSlot = slot - wheelSize_;
     upper_[upperSlot / 64 + 1] &= ~(std::uint64_t{1} << (upperSlot % 64));
   }
+}
+
+std::uint32_t Wheel::newSegment() {
+  std::uint32_t s = freeSeg_;
+  if (s != kNil) {
+    freeSeg_ = seg(s).next;
+  } else {
+    if ((segCount_ >> 10) == blocks_.size()) blocks_.push_back(std::make_unique<Segment[]>(1024));
+    s = segCount_++;
+  }
+  seg(s).count = 0;
+  seg(s).next = kNil;
+  return s;
+}
+
+void Wheel::freeChain(Chain chain) noexcept {
+  if (chain.head == kNil) return;
+  seg(chain.tail).next = freeSeg_;
+  freeSeg_ = chain.head;
 }
 
 std::int64_t Wheel::nextCascadeTick(int level) const noexcept {
@@ -110,21 +138,32 @@ std::int64_t Wheel::nextEventTick() const noexcept {
   return best;
 }
 
-void Wheel::cascade(int level, std::uint64_t slotInLevel) noexcept {
-  Slot& s = slots_[slotIndex(level, slotInLevel)];
-  std::uint32_t index = s.tail;
-  s = Slot{};
-  upper_[static_cast<std::size_t>(level)] &= ~(std::uint64_t{1} << slotInLevel);
-  // Back to front, each put in front: the batch keeps its order ahead of later arrivals.
-  while (index != kNil) {
-    const std::uint32_t prev = pool_.prev(index);
-    --size_;
-    place(index, true);
-    index = prev;
+void Wheel::cascade(int level, std::uint64_t slotInLevel) {
+  const Chain source = detach(slotIndex(level, slotInLevel));
+  for (std::uint32_t s = source.head; s != kNil; s = seg(s).next) {
+    const Segment& segment = seg(s);
+    for (std::uint32_t i = 0; i < segment.count; ++i) {
+      const Ref ref = segment.refs[i];
+      if (!isLive(ref)) {  // cancelled meanwhile: drop the stale reference here
+        --size_;
+        --stale_;
+        continue;
+      }
+      const std::uint32_t slot = slotFor(tickOf(pool_.at(refIndex(ref)).deadline));
+      if (front_[slot].head == kNil) touched_.push_back(slot);
+      append(front_[slot], ref);
+    }
   }
+  freeChain(source);
+  // Each batch goes in front of what its slot holds: those were accepted later.
+  for (const std::uint32_t slot : touched_) {
+    attach(slot, front_[slot]);
+    front_[slot] = Chain{};
+  }
+  touched_.clear();
 }
 
-void Wheel::collect(std::int64_t tick, std::vector<std::uint32_t>& due) {
+void Wheel::collect(std::int64_t tick, std::vector<Ref>& due) {
   cur_ = tick;
   const auto t = static_cast<std::uint64_t>(tick);
   for (int level = 1; level <= levels_; ++level) {
@@ -133,30 +172,54 @@ void Wheel::collect(std::int64_t tick, std::vector<std::uint32_t>& due) {
     const std::uint64_t slot = (t >> shift) & 63;
     if (((upper_[static_cast<std::size_t>(level)] >> slot) & 1) != 0) cascade(level, slot);
   }
-  const std::uint64_t slot0 = t & (wheelSize_ - 1);
-  Slot& s = slots_[slotIndex(0, slot0)];
-  // The walk reads only the compact link array; the entries are prefetched for runDue().
-  for (std::uint32_t index = s.head; index != kNil; index = pool_.next(index)) {
-    pool_.prefetch(index);
-    due.push_back(index);
-    --size_;
+  const auto slot0 = static_cast<std::uint32_t>(t & (wheelSize_ - 1));
+  if (slots_[slot0].head != kNil) {
+    const Chain chain = detach(slot0);
+    for (std::uint32_t s = chain.head; s != kNil; s = seg(s).next) {
+      const Segment& segment = seg(s);
+      due.insert(due.end(), segment.refs, segment.refs + segment.count);
+      size_ -= segment.count;
+    }
+    freeChain(chain);
   }
-  if (s.head != kNil) level0_.clear(slot0);
-  s = Slot{};
   cur_ = tick + 1;
 }
 
-void Wheel::removeAll(std::vector<std::uint32_t>& out) {
+void Wheel::dropStale() noexcept { --stale_; }
+
+void Wheel::compactIfStale() {
+  // Amortised O(1) per cancel: a full pass only once stale references outnumber live ones.
+  if (stale_ < 4096 || stale_ * 2 < size_) return;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
-    for (std::uint32_t index = slots_[slot].head; index != kNil; index = pool_.next(index)) {
-      pool_.prefetch(index);
-      out.push_back(index);
+    if (slots_[slot].head == kNil) continue;
+    const Chain old = detach(slot);
+    Chain kept;
+    for (std::uint32_t s = old.head; s != kNil; s = seg(s).next) {
+      const Segment& segment = seg(s);
+      for (std::uint32_t i = 0; i < segment.count; ++i) {
+        if (isLive(segment.refs[i])) append(kept, segment.refs[i]); else --size_;
+      }
     }
-    slots_[slot] = Slot{};
+    freeChain(old);
+    if (kept.head != kNil) attach(slot, kept);
   }
-  for (int level = 1; level <= levels_; ++level) upper_[static_cast<std::size_t>(level)] = 0;
-  level0_ = SlotBitmap(wheelSize_);
+  stale_ = 0;
+}
+
+void Wheel::removeAll(std::vector<Ref>& out) {
+  for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
+    if (slots_[slot].head == kNil) continue;
+    const Chain chain = detach(slot);
+    for (std::uint32_t s = chain.head; s != kNil; s = seg(s).next) {
+      const Segment& segment = seg(s);
+      for (std::uint32_t i = 0; i < segment.count; ++i) {
+        if (isLive(segment.refs[i])) out.push_back(segment.refs[i]);
+      }
+    }
+    freeChain(chain);
+  }
   size_ = 0;
+  stale_ = 0;
 }
 
 }  // namespace wheelbeat::core::detail
