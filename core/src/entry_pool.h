@@ -6,10 +6,10 @@
 #include <wheelbeat/core/timer_task.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -34,11 +34,11 @@ inline constexpr std::uint32_t kDetached = 0xFFFFFFFDu;            // in no list
 inline constexpr std::uint32_t kInWheel = 0xFFFFFFFCu;             // referenced by a wheel slot
 
 struct Entry {
-  TimerTask task;                            // 24 B; empty once released
-  std::int64_t deadline = 0;                 // ns on the timer's clock: schedule time + delay
+  TimerTask task;             // 24 B; empty once released
+  std::int64_t deadline = 0;  // ns on the timer's clock: schedule time + delay
   std::atomic<std::uint32_t> state{stateWord(0, kFree)};
-  std::atomic<std::uint32_t> history{0};     // bit (gen % 32) set = that generation was cancelled
-  std::uint32_t clink = kNil;                // cancel stack
+  std::atomic<std::uint32_t> history{0};  // bit (gen % 32) set = that generation was cancelled
+  std::uint32_t clink = kNil;             // cancel stack
   std::uint32_t where = kInSubmit;
 };
 static_assert(sizeof(Entry) == 48, "an entry is 48 bytes (+4 of link, +8 in its wheel slot)");
@@ -103,7 +103,7 @@ private:
   std::uint32_t constructed_ = 0;       // entries [0, constructed_) exist; guarded by mutex_
   std::uint32_t freeBatchHead_ = kNil;  // guarded by mutex_
   std::vector<std::pair<void*, std::size_t>> arenas_;  // guarded by mutex_
-  std::byte* entryArena_ = nullptr;     // current arenas being carved into chunks
+  std::byte* entryArena_ = nullptr;                    // current arenas being carved into chunks
   std::size_t entryArenaLeft_ = 0;
   std::byte* linkArena_ = nullptr;
   std::size_t linkArenaLeft_ = 0;

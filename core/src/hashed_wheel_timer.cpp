@@ -27,8 +27,8 @@ constexpr std::int64_t kMaxDeadlineOffsetNs = std::numeric_limits<std::int64_t>:
 
 std::int64_t validTickNs(std::chrono::nanoseconds tick) {
   if (tick.count() <= 0) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: tickDuration = {}ns (expected: > 0)", tick.count()));
+    throw std::invalid_argument(
+        fmt::format("HashedWheelTimer: tickDuration = {}ns (expected: > 0)", tick.count()));
   }
   if (tick.count() < kMinTickNs) {
     log(LogLevel::Warn, "HashedWheelTimer: tickDuration = {}ns is below the 1ms minimum; using 1ms",
@@ -40,8 +40,9 @@ std::int64_t validTickNs(std::chrono::nanoseconds tick) {
 
 int validWheelBits(std::int64_t ticksPerWheel, std::int64_t tickNs) {
   if (ticksPerWheel <= 0 || ticksPerWheel > kMaxTicksPerWheel) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: ticksPerWheel = {} (expected: 1..{})", ticksPerWheel, kMaxTicksPerWheel));
+    throw std::invalid_argument(
+        fmt::format("HashedWheelTimer: ticksPerWheel = {} (expected: 1..{})", ticksPerWheel,
+                    kMaxTicksPerWheel));
   }
   const auto bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1)));
   const std::int64_t slots = std::int64_t{1} << bits;
@@ -122,7 +123,9 @@ HashedWheelTimer::Impl::~Impl() {
 // ---- producer side ----------------------------------------------------------------------------
 
 Timeout HashedWheelTimer::Impl::newTimeout(TimerTask&& task, std::chrono::nanoseconds delay) {
-  if (!task) throw std::invalid_argument("HashedWheelTimer::newTimeout: task is empty (expected: a callable)");
+  if (!task)
+    throw std::invalid_argument(
+        "HashedWheelTimer::newTimeout: task is empty (expected: a callable)");
   if (lifecycle_.load(std::memory_order_acquire) != kStarted) start();
   reservePending();
   std::uint32_t index = 0;
@@ -165,10 +168,10 @@ void HashedWheelTimer::Impl::reservePending() {
   do {
     if (current >= maxPending_) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
-      throw RejectedTimeoutError(fmt::format(
-          "HashedWheelTimer::newTimeout rejected: pending timeouts = {} (expected: < "
-          "maxPendingTimeouts = {})",
-          current, maxPending_));
+      throw RejectedTimeoutError(
+          fmt::format("HashedWheelTimer::newTimeout rejected: pending timeouts = {} (expected: < "
+                      "maxPendingTimeouts = {})",
+                      current, maxPending_));
     }
   } while (!pending_.compare_exchange_weak(current, current + 1, std::memory_order_relaxed));
 }

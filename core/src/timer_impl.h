@@ -31,7 +31,9 @@ public:
   explicit TaskErrorReporter(std::function<void(std::exception_ptr, const Timeout&)> hook)
       : hook_(std::move(hook)) {}
   void report(const std::exception_ptr& error, const Timeout& timeout) noexcept;
-  [[nodiscard]] std::uint64_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t count() const noexcept {
+    return count_.load(std::memory_order_relaxed);
+  }
 
 private:
   std::function<void(std::exception_ptr, const Timeout&)> hook_;
@@ -91,7 +93,9 @@ private:
   void wakeWorker();
   std::vector<Timeout> collectUnprocessed();
 
-  std::int64_t now() const noexcept { return clock_ ? clock_->now().count() : SteadyClock::read().count(); }
+  std::int64_t now() const noexcept {
+    return clock_ ? clock_->now().count() : SteadyClock::read().count();
+  }
   detail::Entry& at(std::uint32_t index) const noexcept { return pool_->at(index); }
 
   HashedWheelTimer& owner_;

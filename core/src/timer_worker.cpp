@@ -101,7 +101,8 @@ std::size_t HashedWheelTimer::Impl::runDue() {
   std::size_t ran = 0;
   // Indexing, not iterators: a task cannot touch due_, but keep the loop obviously safe.
   for (std::size_t i = 0; i < due_.size(); ++i) {
-    if (i + kPrefetchAhead < due_.size()) pool_->prefetch(detail::refIndex(due_[i + kPrefetchAhead]));
+    if (i + kPrefetchAhead < due_.size())
+      pool_->prefetch(detail::refIndex(due_[i + kPrefetchAhead]));
     const std::uint32_t index = detail::refIndex(due_[i]);
     const std::uint32_t gen = detail::refGen(due_[i]);
     Entry& e = at(index);
@@ -188,7 +189,10 @@ void HashedWheelTimer::Impl::drainSubmissions() {
     const std::uint32_t next = pool_->next(ordered);
     if (detail::stOf(e.state.load(std::memory_order_acquire)) == detail::kCancelled) {
       // Cancelled before it reached the wheel: free it once both records have been seen.
-      if (e.where == kInSubmitCancelSeen) freeEntry(ordered, true); else e.where = kDetached;
+      if (e.where == kInSubmitCancelSeen)
+        freeEntry(ordered, true);
+      else
+        e.where = kDetached;
     } else {
       wheel_.insert(ordered, detail::genOf(e.state.load(std::memory_order_relaxed)));
       e.where = detail::kInWheel;
@@ -203,7 +207,8 @@ void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   if (cancelCooldown_) {
     // The next tick boundary: plans stay tick-aligned (wakeIfEarlier() relies on it).
     const std::int64_t nextTick = (now() - startNs_) / tickNs_ + 1;
-    if (nextTick <= (kNever - startNs_) / tickNs_) wakeNs = std::min(wakeNs, startNs_ + nextTick * tickNs_);
+    if (nextTick <= (kNever - startNs_) / tickNs_)
+      wakeNs = std::min(wakeNs, startNs_ + nextTick * tickNs_);
   }
   cancelCooldown_ = false;
   cancelWakeArmed_.store(arm);
@@ -219,7 +224,8 @@ void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
         sleepCv_.wait(lock);
         continue;
       }
-      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wakeNs - now());
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::nanoseconds(wakeNs - now());
       if (sleepCv_.wait_until(lock, until) == std::cv_status::timeout) break;
     }
     wakeRequested_ = false;

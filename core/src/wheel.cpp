@@ -51,7 +51,10 @@ void Wheel::insert(std::uint32_t index, std::uint32_t gen) {
 void Wheel::append(Chain& chain, Ref ref) {
   if (chain.tail == kNil || seg(chain.tail).count == kSegRefs) {
     const std::uint32_t s = newSegment();
-    if (chain.tail == kNil) chain.head = s; else seg(chain.tail).next = s;
+    if (chain.tail == kNil)
+      chain.head = s;
+    else
+      seg(chain.tail).next = s;
     chain.tail = s;
   }
   Segment& tail = seg(chain.tail);
@@ -197,7 +200,10 @@ void Wheel::compactIfStale() {
     for (std::uint32_t s = old.head; s != kNil; s = seg(s).next) {
       const Segment& segment = seg(s);
       for (std::uint32_t i = 0; i < segment.count; ++i) {
-        if (isLive(segment.refs[i])) append(kept, segment.refs[i]); else --size_;
+        if (isLive(segment.refs[i]))
+          append(kept, segment.refs[i]);
+        else
+          --size_;
       }
     }
     freeChain(old);

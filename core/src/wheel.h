@@ -94,10 +94,13 @@ private:
   Chain detach(std::uint32_t slot) noexcept;
   void cascade(int level, std::uint64_t slotInLevel);
   [[nodiscard]] std::int64_t nextCascadeTick(int level) const noexcept;
-  [[nodiscard]] int shiftOf(int level) const noexcept { return level == 0 ? 0 : wheelBits_ + 6 * (level - 1); }
+  [[nodiscard]] int shiftOf(int level) const noexcept {
+    return level == 0 ? 0 : wheelBits_ + 6 * (level - 1);
+  }
   [[nodiscard]] std::uint32_t slotIndex(int level, std::uint64_t slotInLevel) const noexcept {
     return level == 0 ? static_cast<std::uint32_t>(slotInLevel)
-                      : static_cast<std::uint32_t>(wheelSize_ + 64 * static_cast<std::uint64_t>(level - 1) + slotInLevel);
+                      : static_cast<std::uint32_t>(
+                            wheelSize_ + 64 * static_cast<std::uint64_t>(level - 1) + slotInLevel);
   }
   void markNonEmpty(std::uint32_t slot) noexcept;
   void markEmpty(std::uint32_t slot) noexcept;
@@ -112,10 +115,10 @@ private:
   std::uint64_t wheelSize_;
   int levels_;  // higher levels, each of 64 slots
   std::vector<Chain> slots_;
-  std::vector<Chain> front_;              // cascade scratch: what goes in front of each slot
-  std::vector<std::uint32_t> touched_;    // slots with a non-empty front_
+  std::vector<Chain> front_;            // cascade scratch: what goes in front of each slot
+  std::vector<std::uint32_t> touched_;  // slots with a non-empty front_
   SlotBitmap level0_;
-  std::vector<std::uint64_t> upper_;      // occupancy of the higher levels, one word per level
+  std::vector<std::uint64_t> upper_;  // occupancy of the higher levels, one word per level
   std::vector<std::unique_ptr<Segment[]>> blocks_;
   std::uint32_t freeSeg_ = kNil;
   std::uint32_t segCount_ = 0;

@@ -2,8 +2,8 @@
 //   wheelbeat_bench [--scenario S1,S5] [--reps N] [--quick] [--impl wheelbeat|heap|both]
 //                   [--self-check]
 // JSON lines on stdout (see report.h); progress and errors on stderr.
-#include "report.h"
 #include "platform.h"
+#include "report.h"
 #include "scenarios.h"
 #include "self_check.h"
 

@@ -69,12 +69,14 @@ TEST_CASE("a running task no longer counts toward max pending and may re-arm at 
   ManualWheel w(wheelOptions(10ms, 32, 1));
   w.start();
   int rearmed = 0;
-  w.schedule([&] {
-    CHECK(w.timer().pendingTimeouts() == 0);
-    w.schedule([] {}, 1s);
-    ++rearmed;
-    CHECK_THROWS_AS(w.schedule([] {}, 1s), RejectedTimeoutError);
-  }, 10ms);
+  w.schedule(
+      [&] {
+        CHECK(w.timer().pendingTimeouts() == 0);
+        w.schedule([] {}, 1s);
+        ++rearmed;
+        CHECK_THROWS_AS(w.schedule([] {}, 1s), RejectedTimeoutError);
+      },
+      10ms);
   w.step();
   CHECK(rearmed == 1);
   CHECK(w.timer().pendingTimeouts() == 1);
@@ -135,10 +137,12 @@ TEST_CASE("cancelling 10 siblings while their tick is processed leaves pending a
   std::vector<Timeout> siblings;
   int siblingRuns = 0;
   int cancelled = 0;
-  w.schedule([&] {  // scheduled first: runs first in the tick
-    for (const Timeout& s : siblings) cancelled += s.cancel() ? 1 : 0;
-    CHECK(w.timer().pendingTimeouts() == 0);
-  }, 50ms);
+  w.schedule(
+      [&] {  // scheduled first: runs first in the tick
+        for (const Timeout& s : siblings) cancelled += s.cancel() ? 1 : 0;
+        CHECK(w.timer().pendingTimeouts() == 0);
+      },
+      50ms);
   for (int i = 0; i < 10; ++i) siblings.push_back(w.schedule([&] { ++siblingRuns; }, 50ms));
   CHECK(w.timer().pendingTimeouts() == 11);
   CHECK(w.step(5) == 1);
@@ -159,11 +163,13 @@ TEST_CASE("a task cancelling itself gets false because it is already expired") {
   w.start();
   Timeout self;
   int result = -1;
-  self = w.schedule([&](const Timeout& t) {
-    CHECK(t == self);
-    CHECK(t.isExpired());
-    result = t.cancel() ? 1 : 0;
-  }, 20ms);
+  self = w.schedule(
+      [&](const Timeout& t) {
+        CHECK(t == self);
+        CHECK(t.isExpired());
+        result = t.cancel() ? 1 : 0;
+      },
+      20ms);
   w.step(2);
   CHECK(result == 0);
   CHECK(self.isExpired());
@@ -205,10 +211,12 @@ TEST_CASE("a task cancels a timeout due later and it never runs") {
   int laterRuns = 0;
   const Timeout later = w.schedule([&] { ++laterRuns; }, 5s);  // several revolutions away
   bool won = false;
-  w.schedule([&] {
-    won = later.cancel();
-    CHECK(w.timer().pendingTimeouts() == 0);
-  }, 10ms);
+  w.schedule(
+      [&] {
+        won = later.cancel();
+        CHECK(w.timer().pendingTimeouts() == 0);
+      },
+      10ms);
   w.step(600);
   CHECK(won);
   CHECK(laterRuns == 0);
@@ -248,7 +256,8 @@ TEST_CASE("concurrent cancel racing the wheel: every timeout either runs or is c
         for (int k = 0; k < kCount; ++k) {
           const int i = t == 0 ? k : kCount - 1 - k;
           if (i % 2 == 0 || t == 0) {
-            if (handles[static_cast<std::size_t>(i)].cancel()) cancelWins[static_cast<std::size_t>(i)].fetch_add(1);
+            if (handles[static_cast<std::size_t>(i)].cancel())
+              cancelWins[static_cast<std::size_t>(i)].fetch_add(1);
           }
         }
       });
@@ -274,4 +283,4 @@ TEST_CASE("concurrent cancel racing the wheel: every timeout either runs or is c
   CHECK(m.fired + m.cancelled == kCount);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

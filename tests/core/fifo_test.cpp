@@ -6,8 +6,8 @@
 
 #include <doctest/doctest.h>
 
-#include <utility>
 #include <random>
+#include <utility>
 
 using namespace wbtest;
 
@@ -28,10 +28,12 @@ struct Recorder {
 
   Timeout schedule(ns delay, std::int64_t due) {
     Run run{due, nextSeq++, 0};
-    return wheel.schedule([this, run]() mutable {
-      run.ranAt = wheel.currentTick();
-      runs.push_back(run);
-    }, delay);
+    return wheel.schedule(
+        [this, run]() mutable {
+          run.ranAt = wheel.currentTick();
+          runs.push_back(run);
+        },
+        delay);
   }
   // Delay landing on tick `target`, `offset` ns before that tick's time.
   Timeout scheduleFor(std::int64_t target, ns offset = 0ns) {
@@ -62,8 +64,8 @@ TEST_CASE("FIFO within a tick mixing long delays over several revolutions and la
   rec.scheduleFor(kTarget, 9ms);         // seq 1: deadline inside tick 149..150
   rec.scheduleFor(kTarget, 1ns);         // seq 2
   w.step(40);
-  rec.scheduleFor(kTarget);  // seq 3: still more than three revolutions away
-  w.step(60);                // tick 100
+  rec.scheduleFor(kTarget);       // seq 3: still more than three revolutions away
+  w.step(60);                     // tick 100
   rec.scheduleFor(kTarget, 5ms);  // seq 4
   w.step(30);                     // tick 130: within one revolution now
   rec.scheduleFor(kTarget);       // seq 5
@@ -82,10 +84,12 @@ TEST_CASE("FIFO within a tick includes timeouts scheduled by a task of the previ
   w.start();
   Recorder rec{w, {}, 0};
   rec.scheduleFor(70);  // seq 0: two revolutions ahead
-  w.schedule([&] {
-    rec.schedule(0ns, 70);   // seq 2 (scheduled at tick 69): runs at tick 70
-    rec.scheduleFor(70);     // seq 3
-  }, 69 * w.tick());
+  w.schedule(
+      [&] {
+        rec.schedule(0ns, 70);  // seq 2 (scheduled at tick 69): runs at tick 70
+        rec.scheduleFor(70);    // seq 3
+      },
+      69 * w.tick());
   rec.scheduleFor(70, 3ms);  // seq 1
   w.step(70);
   CHECK(rec.sequencesAt(70) == std::vector<int>{0, 1, 2, 3});
@@ -103,7 +107,7 @@ TEST_CASE("FIFO within a tick holds when timeouts are scheduled while the wheel 
   rec.scheduleFor(200);       // seq 1 (90 ticks ahead of the clock, 190 ahead of the wheel)
   rec.scheduleFor(200, 1ms);  // seq 2
   w.timer().advance();
-  rec.scheduleFor(200, 2ms);  // seq 3
+  rec.scheduleFor(200, 2ms);         // seq 3
   w.clock().advance(85 * w.tick());  // tick 195, not processed yet
   rec.scheduleFor(200);              // seq 4
   w.step(5);
@@ -155,4 +159,4 @@ TEST_CASE("FIFO within a tick on randomized schedules across cascades") {
   }
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

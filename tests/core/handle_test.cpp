@@ -97,15 +97,17 @@ TEST_CASE("inside its task a timeout is Expired and task() is non-null") {
   Timeout self;
   Timeout other;
   int checks = 0;
-  self = w.schedule([&](const Timeout& t) {
-    CHECK(t == self);
-    CHECK(t.timer() == &w.timer());
-    CHECK(t.state() == TimeoutState::Expired);
-    CHECK(t.task() != nullptr);      // its own task, while it runs
-    CHECK(other.task() != nullptr);  // a pending timeout's task, on the wheel thread
-    CHECK(other.isPending());
-    ++checks;
-  }, 10ms);
+  self = w.schedule(
+      [&](const Timeout& t) {
+        CHECK(t == self);
+        CHECK(t.timer() == &w.timer());
+        CHECK(t.state() == TimeoutState::Expired);
+        CHECK(t.task() != nullptr);      // its own task, while it runs
+        CHECK(other.task() != nullptr);  // a pending timeout's task, on the wheel thread
+        CHECK(other.isPending());
+        ++checks;
+      },
+      10ms);
   other = w.schedule([] {}, 1s);
   w.step();
   CHECK(checks == 1);
@@ -117,11 +119,13 @@ TEST_CASE("task() is null once a timeout ran or was cancelled and released") {
   const Timeout ran = w.schedule([] {}, 10ms);
   const Timeout cancelled = w.schedule([] {}, 1s);
   int checks = 0;
-  w.schedule([&] {
-    CHECK(ran.task() == nullptr);
-    CHECK(cancelled.task() == nullptr);  // released on the wheel thread within one tick
-    ++checks;
-  }, 30ms);
+  w.schedule(
+      [&] {
+        CHECK(ran.task() == nullptr);
+        CHECK(cancelled.task() == nullptr);  // released on the wheel thread within one tick
+        ++checks;
+      },
+      30ms);
   w.step();
   CHECK(cancelled.cancel());
   w.step(2);
@@ -217,7 +221,8 @@ TEST_CASE("cancel returns true exactly once when 4 threads race on the same hand
       threads.emplace_back([&] {
         for (int r = 0; r < kRounds; ++r) {
           sync.arrive_and_wait();  // all four call cancel() on handle r together
-          if (handles[static_cast<std::size_t>(r)].cancel()) wins[static_cast<std::size_t>(r)].fetch_add(1);
+          if (handles[static_cast<std::size_t>(r)].cancel())
+            wins[static_cast<std::size_t>(r)].fetch_add(1);
         }
       });
     }
@@ -230,4 +235,4 @@ TEST_CASE("cancel returns true exactly once when 4 threads race on the same hand
   CHECK(w.timer().metrics().cancelled == kRounds);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -157,4 +157,4 @@ TEST_CASE("lateness histogram quantiles and max") {
   CHECK(h.max() == 100000);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -45,10 +45,12 @@ TEST_CASE("realtime: a custom executor runs every task") {
     };
     HashedWheelTimer timer(wheelOptions(10ms, 64), hooks);
     for (int i = 0; i < 50; ++i) {
-      timer.newTimeout([&] {
-        if (std::this_thread::get_id() == executorId) ++onExecutor;
-        done.arrive();
-      }, (i % 5) * 10ms);
+      timer.newTimeout(
+          [&] {
+            if (std::this_thread::get_id() == executorId) ++onExecutor;
+            done.arrive();
+          },
+          (i % 5) * 10ms);
     }
     REQUIRE(done.waitFor(kGenerous));
     CHECK(timer.stop().empty());
@@ -81,10 +83,12 @@ TEST_CASE("realtime: concurrent newTimeout from 4 threads fires every timeout ex
           go.arrive_and_wait();
           for (int i = 0; i < kPerThread; ++i) {
             std::atomic<int>* slot = &fires[static_cast<std::size_t>(t * kPerThread + i)];
-            timer.newTimeout([slot, &done] {
-              slot->fetch_add(1, std::memory_order_relaxed);
-              done.arrive();
-            }, delayMs(rng) * 1ms);
+            timer.newTimeout(
+                [slot, &done] {
+                  slot->fetch_add(1, std::memory_order_relaxed);
+                  done.arrive();
+                },
+                delayMs(rng) * 1ms);
           }
         });
       }
@@ -153,7 +157,8 @@ TEST_CASE("realtime: cancel from 4 threads wins exactly once against the running
   for (int r = 0; r < kRounds; ++r) {
     std::atomic<int>* run = &runs[static_cast<std::size_t>(r)];
     // Due around the moment the threads cancel, so the wheel takes part in the race.
-    handles[static_cast<std::size_t>(r)] = timer.newTimeout([run] { run->fetch_add(1); }, (r % 20) * 1ms);
+    handles[static_cast<std::size_t>(r)] =
+        timer.newTimeout([run] { run->fetch_add(1); }, (r % 20) * 1ms);
   }
   std::barrier sync(kThreads);
   {
@@ -162,7 +167,8 @@ TEST_CASE("realtime: cancel from 4 threads wins exactly once against the running
       threads.emplace_back([&] {
         for (int r = 0; r < kRounds; ++r) {
           sync.arrive_and_wait();
-          if (handles[static_cast<std::size_t>(r)].cancel()) wins[static_cast<std::size_t>(r)].fetch_add(1);
+          if (handles[static_cast<std::size_t>(r)].cancel())
+            wins[static_cast<std::size_t>(r)].fetch_add(1);
         }
       });
     }
@@ -179,4 +185,4 @@ TEST_CASE("realtime: cancel from 4 threads wins exactly once against the running
   CHECK(timer.metrics().cancelled == static_cast<std::uint64_t>(cancelled));
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("realtime")

@@ -31,10 +31,12 @@ TEST_CASE("realtime: a 2 s timeout runs within 3 s and is expired") {
   std::atomic<std::int64_t> firedAfter{0};
   HashedWheelTimer timer;
   const std::int64_t start = nowNs();
-  const Timeout t = timer.newTimeout([&] {
-    firedAfter = nowNs() - start;
-    done.arrive();
-  }, 2s);
+  const Timeout t = timer.newTimeout(
+      [&] {
+        firedAfter = nowNs() - start;
+        done.arrive();
+      },
+      2s);
   CHECK(done.waitFor(3s));
   CHECK(firedAfter.load() >= ns(2s).count());  // never early
   CHECK(t.isExpired());
@@ -67,7 +69,9 @@ TEST_CASE("realtime: stop with a 1 s tick returns the pending timeouts promptly"
     CHECK(t.isCancelled());
     CHECK(std::find(scheduled.begin(), scheduled.end(), t) != scheduled.end());
   }
-  CHECK_MESSAGE(took < 500ms, "stop took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+  CHECK_MESSAGE(
+      took < 500ms,
+      "stop took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
   CHECK(timer.isStopped());
 }
 
@@ -79,22 +83,26 @@ TEST_CASE("realtime: newTimeout after stop throws TimerStoppedError") {
   CHECK_THROWS_AS(timer.start(), TimerStoppedError);
 }
 
-TEST_CASE("realtime: a task re-arming every 100 ms on a 32-slot wheel fires 3 times and stop reports it") {
+TEST_CASE(
+    "realtime: a task re-arming every 100 ms on a 32-slot wheel fires 3 times and stop reports "
+    "it") {
   Completion thrice(3);
   std::atomic<int> fires{0};
   std::atomic<int> failedRearms{0};
   std::function<void()> arm;  // declared before the timer: it outlives the worker
   HashedWheelTimer timer(wheelOptions(100ms, 32));
   arm = [&] {
-    timer.newTimeout([&] {
-      ++fires;
-      try {
-        arm();
-      } catch (const TimerStoppedError&) {
-        ++failedRearms;  // stop() raced this very run
-      }
-      thrice.arrive();
-    }, 100ms);
+    timer.newTimeout(
+        [&] {
+          ++fires;
+          try {
+            arm();
+          } catch (const TimerStoppedError&) {
+            ++failedRearms;  // stop() raced this very run
+          }
+          thrice.arrive();
+        },
+        100ms);
   };
   arm();
   REQUIRE(thrice.waitFor(kGenerous));
@@ -123,10 +131,12 @@ TEST_CASE("realtime: 100000 timeouts of 125 ms on a 200 ms tick fire between 125
     for (std::size_t i = 0; i < kCount; ++i) {
       scheduledAt[i] = nowNs();
       const Slot slot{&firedAt[i], &done};
-      timer.newTimeout([slot] {
-        *slot.firedAt = nowNs();
-        slot.done->arrive();
-      }, 125ms);
+      timer.newTimeout(
+          [slot] {
+            *slot.firedAt = nowNs();
+            slot.done->arrive();
+          },
+          125ms);
     }
     REQUIRE(done.waitFor(kGenerous));
     CHECK(timer.stop().empty());
@@ -143,21 +153,24 @@ TEST_CASE("realtime: 100000 timeouts of 125 ms on a 200 ms tick fire between 125
   }
   CHECK(done.arrived() == kCount);
   CHECK(minNs >= ns(125ms).count());
-  CHECK_MESSAGE(inRange == kCount, "delays from " << minNs / 1000000 << " to " << maxNs / 1000000 << " ms");
+  CHECK_MESSAGE(inRange == kCount,
+                "delays from " << minNs / 1000000 << " to " << maxNs / 1000000 << " ms");
 }
 
 TEST_CASE("realtime: stop from inside a task throws logic_error and the worker goes on") {
   Completion done(2);
   std::atomic<int> threw{0};
   HashedWheelTimer timer(wheelOptions(10ms, 64));
-  timer.newTimeout([&] {
-    try {
-      (void)timer.stop();
-    } catch (const std::logic_error&) {
-      ++threw;
-    }
-    done.arrive();
-  }, 10ms);
+  timer.newTimeout(
+      [&] {
+        try {
+          (void)timer.stop();
+        } catch (const std::logic_error&) {
+          ++threw;
+        }
+        done.arrive();
+      },
+      10ms);
   timer.newTimeout([&] { done.arrive(); }, 50ms);
   REQUIRE(done.waitFor(kGenerous));
   CHECK(threw.load() == 1);
@@ -189,13 +202,16 @@ TEST_CASE("realtime: an earlier new timeout wakes a worker sleeping until a late
   timer.newTimeout([] {}, 30s);  // the worker sleeps until then
   timer.start();
   const std::int64_t start = nowNs();
-  timer.newTimeout([&] {
-    firedAfter = nowNs() - start;
-    done.arrive();
-  }, 20ms);
+  timer.newTimeout(
+      [&] {
+        firedAfter = nowNs() - start;
+        done.arrive();
+      },
+      20ms);
   REQUIRE(done.waitFor(kGenerous));
   CHECK(firedAfter.load() >= ns(20ms).count());
-  CHECK_MESSAGE(firedAfter.load() < ns(1s).count(), "fired after " << firedAfter.load() / 1000000 << " ms");
+  CHECK_MESSAGE(firedAfter.load() < ns(1s).count(),
+                "fired after " << firedAfter.load() / 1000000 << " ms");
   CHECK(timer.stop().size() == 1);
 }
 
@@ -216,10 +232,12 @@ TEST_CASE("realtime: random delays never fire early and arrive within a generous
       Record* rec = &records[static_cast<std::size_t>(i)];
       rec->delay = delayNs(rng);
       rec->scheduledAt = nowNs();
-      timer.newTimeout([rec, &done] {
-        rec->firedAt = nowNs();
-        done.arrive();
-      }, ns(rec->delay));
+      timer.newTimeout(
+          [rec, &done] {
+            rec->firedAt = nowNs();
+            done.arrive();
+          },
+          ns(rec->delay));
     }
     REQUIRE(done.waitFor(kGenerous));
     const TimerMetrics m = timer.metrics();
@@ -233,18 +251,22 @@ TEST_CASE("realtime: random delays never fire early and arrive within a generous
   for (const Record& r : records) {
     const std::int64_t elapsed = r.firedAt - r.scheduledAt;
     early += elapsed < std::max<std::int64_t>(r.delay, 0) ? 1 : 0;
-    tooLate += elapsed >= std::max<std::int64_t>(r.delay, 0) + ns(10ms).count() + ns(500ms).count() ? 1 : 0;
+    tooLate += elapsed >= std::max<std::int64_t>(r.delay, 0) + ns(10ms).count() + ns(500ms).count()
+                   ? 1
+                   : 0;
   }
   CHECK(early == 0);
   CHECK(tooLate == 0);
 }
 
-TEST_CASE("realtime: a cancelled timeout's task is released within a tick while the worker sleeps") {
+TEST_CASE(
+    "realtime: a cancelled timeout's task is released within a tick while the worker sleeps") {
   // Signals when the task holding it is destroyed (moved-from copies stay silent).
   struct ReleaseSignal {
     Completion* released;
     explicit ReleaseSignal(Completion* c) : released(c) {}
-    ReleaseSignal(ReleaseSignal&& other) noexcept : released(std::exchange(other.released, nullptr)) {}
+    ReleaseSignal(ReleaseSignal&& other) noexcept
+        : released(std::exchange(other.released, nullptr)) {}
     ReleaseSignal& operator=(ReleaseSignal&&) = delete;
     ~ReleaseSignal() {
       if (released != nullptr) released->arrive();
@@ -259,7 +281,10 @@ TEST_CASE("realtime: a cancelled timeout's task is released within a tick while 
   CHECK(t.cancel());
   REQUIRE(released.waitFor(kGenerous));
   const auto took = Steady::now() - before;
-  CHECK_MESSAGE(took < 1s, "released after " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+  CHECK_MESSAGE(
+      took < 1s, "released after "
+                     << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                     << " ms");
   CHECK(timer.pendingTimeouts() == 0);
   CHECK(timer.stop().empty());
 }
@@ -268,11 +293,13 @@ TEST_CASE("realtime: start from inside a task is a no-op") {
   Completion done(1);
   std::atomic<int> started{0};
   HashedWheelTimer timer(wheelOptions(10ms, 64));
-  timer.newTimeout([&] {
-    timer.start();
-    ++started;
-    done.arrive();
-  }, 10ms);
+  timer.newTimeout(
+      [&] {
+        timer.start();
+        ++started;
+        done.arrive();
+      },
+      10ms);
   REQUIRE(done.waitFor(kGenerous));
   CHECK(started.load() == 1);
   CHECK(timer.stop().empty());
@@ -291,4 +318,4 @@ TEST_CASE("realtime: the destructor stops and joins with timeouts pending") {
   CHECK(watch.expired());
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("realtime")

@@ -93,7 +93,11 @@ TEST_CASE("every throwing task is counted and reported") {
   LogCapture log;
   int fine = 0;
   for (int i = 1; i <= 20; ++i) {
-    w.schedule([i] { if (i % 2 == 0) throw std::logic_error("even"); }, i * 10ms);
+    w.schedule(
+        [i] {
+          if (i % 2 == 0) throw std::logic_error("even");
+        },
+        i * 10ms);
     w.schedule([&] { ++fine; }, i * 10ms);
   }
   CHECK(w.step(20) == 40);
@@ -243,4 +247,4 @@ TEST_CASE("an executor that throws is counted and the wheel goes on") {
   CHECK(w.timer().pendingTimeouts() == 0);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

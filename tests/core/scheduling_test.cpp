@@ -84,15 +84,19 @@ TEST_CASE("delay 0 scheduled by a task does not run in the same advance call") {
   w.start();
   int inner = 0;
   bool outerRunning = false;
-  w.schedule([&] {
-    outerRunning = true;
-    w.schedule([&] {
-      CHECK_FALSE(outerRunning);  // never re-entrant
-      ++inner;
-    }, 0ns);
-    w.schedule([&] { ++inner; }, -1s);
-    outerRunning = false;
-  }, 5 * w.tick());
+  w.schedule(
+      [&] {
+        outerRunning = true;
+        w.schedule(
+            [&] {
+              CHECK_FALSE(outerRunning);  // never re-entrant
+              ++inner;
+            },
+            0ns);
+        w.schedule([&] { ++inner; }, -1s);
+        outerRunning = false;
+      },
+      5 * w.tick());
   CHECK(w.step(5) == 1);
   CHECK(inner == 0);
   CHECK(w.timer().pendingTimeouts() == 2);
@@ -102,20 +106,26 @@ TEST_CASE("delay 0 scheduled by a task does not run in the same advance call") {
   CHECK(inner == 2);
 }
 
-TEST_CASE("delay 0 scheduled by a task runs later in the same advance when the clock is past the next tick") {
+TEST_CASE(
+    "delay 0 scheduled by a task runs later in the same advance when the clock is past the next "
+    "tick") {
   ManualWheel w;
   w.start();
   std::vector<int> order;
   bool outerRunning = false;
-  w.schedule([&] {
-    outerRunning = true;
-    w.schedule([&] {
-      CHECK_FALSE(outerRunning);
-      order.push_back(2);
-    }, 0ns);
-    order.push_back(1);
-    outerRunning = false;
-  }, 3 * w.tick());
+  w.schedule(
+      [&] {
+        outerRunning = true;
+        w.schedule(
+            [&] {
+              CHECK_FALSE(outerRunning);
+              order.push_back(2);
+            },
+            0ns);
+        order.push_back(1);
+        outerRunning = false;
+      },
+      3 * w.tick());
   w.clock().advance(10 * w.tick());  // one advance() call covers ticks 1..10
   CHECK(w.timer().advance() == 2);
   CHECK(order == std::vector<int>{1, 2});
@@ -138,12 +148,14 @@ TEST_CASE("never early: random delays on several tick sizes run on their exact t
         const ns scheduledAt = w.now();
         const std::int64_t due = expectedTick(w.currentTick(), delay, tick);
         const ns dueTime = w.tickTime(due);
-        w.schedule([&fired, &w, scheduledAt, delay, dueTime] {
-          const ns now = w.now();
-          CHECK(now >= scheduledAt + delay);  // never early
-          CHECK(now == dueTime);              // and on the first tick at or after the deadline
-          ++fired;
-        }, delay);
+        w.schedule(
+            [&fired, &w, scheduledAt, delay, dueTime] {
+              const ns now = w.now();
+              CHECK(now >= scheduledAt + delay);  // never early
+              CHECK(now == dueTime);              // and on the first tick at or after the deadline
+              ++fired;
+            },
+            delay);
         ++scheduled;
       }
       w.step();
@@ -170,14 +182,18 @@ TEST_CASE("never early with the clock moving in random sub-tick steps") {
       const ns delay(delayNs(rng));
       const std::int64_t since = (w.now() - w.origin()).count();
       const std::int64_t lastProcessed = since / tickNs;
-      const std::int64_t firstAtDeadline = (since + std::max<std::int64_t>(delay.count(), 0) + tickNs - 1) / tickNs;
+      const std::int64_t firstAtDeadline =
+          (since + std::max<std::int64_t>(delay.count(), 0) + tickNs - 1) / tickNs;
       const ns dueTime = w.tickTime(std::max(lastProcessed + 1, firstAtDeadline));
       const ns deadline = w.now() + delay;
-      w.schedule([&, deadline, dueTime] {
-        // Runs in the first advance() whose clock reached its tick, and never before its deadline.
-        if (w.now() < deadline || w.now() < dueTime || previousAdvance >= dueTime) ++wrong;
-        ++fired;
-      }, delay);
+      w.schedule(
+          [&, deadline, dueTime] {
+            // Runs in the first advance() whose clock reached its tick, and never before its
+            // deadline.
+            if (w.now() < deadline || w.now() < dueTime || previousAdvance >= dueTime) ++wrong;
+            ++fired;
+          },
+          delay);
       ++scheduled;
     }
     w.clock().advance(ns(stepNs(rng)));
@@ -195,7 +211,7 @@ TEST_CASE("a deadline between ticks runs on the following tick and never before"
   w.start();
   int runs = 0;
   w.schedule([&] { ++runs; }, 25ms);  // tick 2 is at 20 ms: too early; tick 3 at 30 ms
-  w.clock().advance(25ms);              // the clock is past the deadline but no tick is due
+  w.clock().advance(25ms);            // the clock is past the deadline but no tick is due
   w.timer().advance();
   CHECK(runs == 0);
   w.clock().advance(4ms);
@@ -212,7 +228,8 @@ TEST_CASE("maximum delay does not overflow into firing") {
   int runs = 0;
   const Timeout max = w.schedule([&] { ++runs; }, ns::max());
   const Timeout nearMax = w.schedule([&] { ++runs; }, ns::max() - 1ns);
-  const Timeout centuries = w.schedule([&] { ++runs; }, std::chrono::duration_cast<ns>(std::chrono::years(200)));
+  const Timeout centuries =
+      w.schedule([&] { ++runs; }, std::chrono::duration_cast<ns>(std::chrono::years(200)));
   CHECK(w.timer().pendingTimeouts() == 3);
   CHECK(w.timer().advance() == 0);
   for (int i = 0; i < 10; ++i) {
@@ -228,7 +245,8 @@ TEST_CASE("maximum delay does not overflow into firing") {
 }
 
 TEST_CASE("maximum delay does not overflow on a clock far from zero") {
-  auto clock = std::make_shared<ManualClock>(std::chrono::duration_cast<ns>(std::chrono::years(100)));
+  auto clock =
+      std::make_shared<ManualClock>(std::chrono::duration_cast<ns>(std::chrono::years(100)));
   TimerHooks hooks;
   hooks.clock = clock;
   hooks.drive = Drive::Manual;
@@ -245,7 +263,8 @@ TEST_CASE("maximum delay does not overflow on a clock far from zero") {
 
 TEST_CASE("maximum delay does not overflow on a clock late in its range") {
   // 250 years since the clock's epoch: now + 73 years no longer fits in int64 nanoseconds.
-  auto clock = std::make_shared<ManualClock>(std::chrono::duration_cast<ns>(std::chrono::years(250)));
+  auto clock =
+      std::make_shared<ManualClock>(std::chrono::duration_cast<ns>(std::chrono::years(250)));
   TimerHooks hooks;
   hooks.clock = clock;
   hooks.drive = Drive::Manual;
@@ -293,10 +312,12 @@ TEST_CASE("a task re-arms itself beyond one revolution") {
   w.start();
   std::vector<std::int64_t> firedTicks;
   std::function<void()> arm = [&] {
-    w.schedule([&] {
-      firedTicks.push_back(w.currentTick());
-      if (firedTicks.size() < 5) arm();
-    }, 100 * w.tick());  // 100 ticks: more than three revolutions of 32 slots
+    w.schedule(
+        [&] {
+          firedTicks.push_back(w.currentTick());
+          if (firedTicks.size() < 5) arm();
+        },
+        100 * w.tick());  // 100 ticks: more than three revolutions of 32 slots
   };
   arm();
   w.step(600);
@@ -309,10 +330,12 @@ TEST_CASE("a task re-arming itself every 100 ms on a 32-slot wheel is reported b
   w.start();
   int fires = 0;
   std::function<void()> arm = [&] {
-    w.schedule([&] {
-      ++fires;
-      arm();
-    }, 100ms);
+    w.schedule(
+        [&] {
+          ++fires;
+          arm();
+        },
+        100ms);
   };
   arm();
   w.step(35);
@@ -327,10 +350,12 @@ TEST_CASE("a task reschedules a pending timeout by cancelling it and scheduling 
   w.start();
   std::vector<std::int64_t> ranAt;
   Timeout target = w.schedule([&] { ranAt.push_back(-1); }, 50 * w.tick());
-  w.schedule([&] {
-    CHECK(target.cancel());
-    target = w.schedule([&] { ranAt.push_back(w.currentTick()); }, 7 * w.tick());
-  }, 10 * w.tick());
+  w.schedule(
+      [&] {
+        CHECK(target.cancel());
+        target = w.schedule([&] { ranAt.push_back(w.currentTick()); }, 7 * w.tick());
+      },
+      10 * w.tick());
   w.step(100);
   CHECK(ranAt == std::vector<std::int64_t>{17});
   CHECK(w.timer().pendingTimeouts() == 0);
@@ -340,12 +365,14 @@ TEST_CASE("a task schedules into the tick being processed and it runs on the nex
   ManualWheel w;
   w.start();
   std::vector<std::int64_t> ranAt;
-  w.schedule([&] {
-    // Every delay that maps to the current tick or earlier goes to the next one.
-    w.schedule([&] { ranAt.push_back(w.currentTick()); }, 0ns);
-    w.schedule([&] { ranAt.push_back(w.currentTick()); }, -w.tick());
-    w.schedule([&] { ranAt.push_back(w.currentTick()); }, 1ns);
-  }, 4 * w.tick());
+  w.schedule(
+      [&] {
+        // Every delay that maps to the current tick or earlier goes to the next one.
+        w.schedule([&] { ranAt.push_back(w.currentTick()); }, 0ns);
+        w.schedule([&] { ranAt.push_back(w.currentTick()); }, -w.tick());
+        w.schedule([&] { ranAt.push_back(w.currentTick()); }, 1ns);
+      },
+      4 * w.tick());
   CHECK(w.step(4) == 1);
   CHECK(ranAt.empty());
   CHECK(w.step() == 3);
@@ -371,10 +398,12 @@ TEST_CASE("200000 random timeouts on a 64-slot wheel each fire once on their exa
     const ns delay(delayDist(rng));
     const ns due = w.tickTime(expectedTick(w.currentTick(), delay, w.tick()));
     Check check{&fires[static_cast<std::size_t>(id++)], due.count()};
-    w.schedule([check, &w, &wrongTime] {
-      ++*check.fire;
-      if (w.now().count() != check.expectedNs) ++wrongTime;
-    }, delay);
+    w.schedule(
+        [check, &w, &wrongTime] {
+          ++*check.fire;
+          if (w.now().count() != check.expectedNs) ++wrongTime;
+        },
+        delay);
   };
   for (int i = 0; i < kTotal / 2; ++i) scheduleOne();
   for (std::int64_t t = 0; t < kSpan; ++t) {
@@ -420,4 +449,4 @@ TEST_CASE("concurrent newTimeout from 4 threads on a manual timer schedules ever
   CHECK(w.timer().pendingTimeouts() == 0);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -87,4 +87,4 @@ TEST_CASE("cancel and reschedule churn in the same slots fires every live timeou
   CHECK(w.timer().pendingTimeouts() == 0);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -126,14 +126,16 @@ TEST_CASE("stop from inside a task throws logic_error and the timer keeps workin
   w.start();
   int threw = 0;
   int later = 0;
-  w.schedule([&] {
-    try {
-      (void)w.timer().stop();
-    } catch (const std::logic_error&) {
-      ++threw;
-    }
-    CHECK_FALSE(w.timer().isStopped());
-  }, 10ms);
+  w.schedule(
+      [&] {
+        try {
+          (void)w.timer().stop();
+        } catch (const std::logic_error&) {
+          ++threw;
+        }
+        CHECK_FALSE(w.timer().isStopped());
+      },
+      10ms);
   w.schedule([&] { ++later; }, 20ms);
   const Timeout pending = w.schedule([] {}, 1min);
   w.step(2);
@@ -172,19 +174,23 @@ TEST_CASE("start from inside a task is a no-op") {
     std::size_t ran = 0;
   };
   auto state = std::make_shared<State>();
-  const bool finished = finishesWithin([state] {
-    State& s = *state;
-    s.w.start();
-    s.w.schedule([&s] {
-      try {
-        s.w.timer().start();
-        ++s.started;
-      } catch (...) {
-        ++s.threw;
-      }
-    }, 10ms);
-    s.ran = s.w.step();
-  }, 5s);
+  const bool finished = finishesWithin(
+      [state] {
+        State& s = *state;
+        s.w.start();
+        s.w.schedule(
+            [&s] {
+              try {
+                s.w.timer().start();
+                ++s.started;
+              } catch (...) {
+                ++s.threw;
+              }
+            },
+            10ms);
+        s.ran = s.w.step();
+      },
+      5s);
   REQUIRE_MESSAGE(finished, "advance() did not return: start() inside a task deadlocked");
   CHECK(state->ran == 1);
   CHECK(state->started == 1);
@@ -233,4 +239,4 @@ TEST_CASE("the tasks stop returned are destroyed with the timer") {
   CHECK(copies.size() == 1);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -55,7 +55,8 @@ inline WheelOptions wheelOptions(ns tick, std::int64_t ticksPerWheel, std::int64
 class ManualWheel {
 public:
   explicit ManualWheel(WheelOptions options = wheelOptions(10ms, 32), TimerHooks hooks = {})
-      : clock_(std::make_shared<ManualClock>()), timer_(options, withManualClock(std::move(hooks), clock_)) {}
+      : clock_(std::make_shared<ManualClock>()),
+        timer_(options, withManualClock(std::move(hooks), clock_)) {}
 
   HashedWheelTimer& timer() noexcept { return timer_; }
   ManualClock& clock() noexcept { return *clock_; }

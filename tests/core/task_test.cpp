@@ -49,7 +49,8 @@ TEST_CASE("a small nothrow-movable callable is stored inline and moves with the 
   CHECK(livesInside(where, task));
 
   TimerTask moved(std::move(task));
-  CHECK_FALSE(static_cast<bool>(task));  // NOLINT(bugprone-use-after-move): checking the moved-from state
+  CHECK_FALSE(
+      static_cast<bool>(task));  // NOLINT(bugprone-use-after-move): checking the moved-from state
   REQUIRE(static_cast<bool>(moved));
   moved(Timeout{});
   CHECK(livesInside(where, moved));
@@ -82,9 +83,11 @@ TEST_CASE("a lambda capturing a 64-byte array runs through the timer with its ca
   w.start();
   std::array<std::uint64_t, 8> values{1, 2, 3, 4, 5, 6, 7, 8};
   std::uint64_t sum = 0;
-  w.schedule([values, &sum] {
-    for (auto v : values) sum += v;
-  }, 10ms);
+  w.schedule(
+      [values, &sum] {
+        for (auto v : values) sum += v;
+      },
+      10ms);
   w.step();
   CHECK(sum == 36);
 }
@@ -155,11 +158,13 @@ TEST_CASE("a mutable task keeps its state while it runs") {
   ManualWheel w;
   w.start();
   int result = 0;
-  w.schedule([counter = 0, &result]() mutable {
-    ++counter;
-    ++counter;
-    result = counter;
-  }, 10ms);
+  w.schedule(
+      [counter = 0, &result]() mutable {
+        ++counter;
+        ++counter;
+        result = counter;
+      },
+      10ms);
   w.step();
   CHECK(result == 2);
 }
@@ -181,10 +186,12 @@ TEST_CASE("a cancelled timeout's captures are released by the next advance") {
   auto payload = std::make_shared<int>(3);
   std::weak_ptr<int> watch = payload;
   std::array<char, 64> pad{};  // heap-stored task
-  const Timeout t = w.schedule([p = std::move(payload), pad] {
-      (void)*p;
-      (void)pad;
-    }, 1h);
+  const Timeout t = w.schedule(
+      [p = std::move(payload), pad] {
+        (void)*p;
+        (void)pad;
+      },
+      1h);
   CHECK(watch.use_count() == 1);
   CHECK(t.cancel());
   w.step();
@@ -192,4 +199,4 @@ TEST_CASE("a cancelled timeout's captures are released by the next advance") {
   CHECK(w.timer().pendingTimeouts() == 0);
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -22,8 +22,8 @@ std::string constructionError(WheelOptions options) {
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
-  FAIL("expected std::invalid_argument for tickDuration=" << options.tickDuration.count()
-                                                          << "ns ticksPerWheel=" << options.ticksPerWheel);
+  FAIL("expected std::invalid_argument for tickDuration="
+       << options.tickDuration.count() << "ns ticksPerWheel=" << options.ticksPerWheel);
   return {};
 }
 
@@ -96,8 +96,9 @@ TEST_CASE("a tick of exactly 1 ms is kept without a warning") {
 }
 
 TEST_CASE("ticksPerWheel is rounded up to a power of two") {
-  const std::pair<std::int64_t, std::int64_t> cases[] = {
-      {1, 1}, {2, 2}, {3, 4}, {5, 8}, {32, 32}, {33, 64}, {512, 512}, {513, 1024}, {100000, 131072}};
+  const std::pair<std::int64_t, std::int64_t> cases[] = {{1, 1},     {2, 2},      {3, 4},
+                                                         {5, 8},     {32, 32},    {33, 64},
+                                                         {512, 512}, {513, 1024}, {100000, 131072}};
   for (const auto& [requested, effective] : cases) {
     CAPTURE(requested);
     HashedWheelTimer timer(wheelOptions(100ms, requested), manualHooks());
@@ -180,13 +181,15 @@ TEST_CASE("advance from inside a task throws logic_error") {
   ManualWheel w;
   w.start();
   int threw = 0;
-  w.schedule([&] {
-    try {
-      w.timer().advance();
-    } catch (const std::logic_error&) {
-      ++threw;
-    }
-  }, 1ms);
+  w.schedule(
+      [&] {
+        try {
+          w.timer().advance();
+        } catch (const std::logic_error&) {
+          ++threw;
+        }
+      },
+      1ms);
   CHECK(w.step() == 1);
   CHECK(threw == 1);
 }
@@ -201,4 +204,4 @@ TEST_CASE("maxPendingTimeouts of zero or below means unlimited") {
   }
 }
 
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -27,8 +27,7 @@ public:
 
   template <typename F>
     requires(!std::same_as<std::remove_cvref_t<F>, TimerTask> &&
-             (std::invocable<std::decay_t<F>&, const Timeout&> ||
-              std::invocable<std::decay_t<F>&>))
+             (std::invocable<std::decay_t<F>&, const Timeout&> || std::invocable<std::decay_t<F>&>))
   TimerTask(F&& f) {  // NOLINT(google-explicit-constructor): a lambda *is* a task
     using Fn = std::decay_t<F>;
     if constexpr (fitsInline<Fn>()) {
@@ -40,9 +39,7 @@ public:
     }
   }
 
-  TimerTask(TimerTask&& other) noexcept : ops_(other.ops_) {
-    relocateFrom(other);
-  }
+  TimerTask(TimerTask&& other) noexcept : ops_(other.ops_) { relocateFrom(other); }
   TimerTask& operator=(TimerTask&& other) noexcept {
     if (this != &other) {
       reset();
@@ -112,7 +109,7 @@ private:
         static_cast<Fn*>(src)->~Fn();
       },
       [](void* self) noexcept { static_cast<Fn*>(self)->~Fn(); },
-      std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
+      std::is_trivially_copyable_v<Fn>&& std::is_trivially_destructible_v<Fn>,
   };
 
   template <typename Fn>
