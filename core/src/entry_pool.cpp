@@ -10,28 +10,45 @@ namespace {
 
 // Each thread keeps a private free list for the pool it used last, so allocate() and release()
 // touch no shared cache line in the steady state; the pool's mutex is taken once per kBatch.
-struct ThreadCache {
-  std::shared_ptr<EntryPool> pool;
+//
+// The hot state is a trivially destructible thread_local (no TLS guard on access, and still
+// readable after the thread's destructors ran); a separate owner object holds the pool alive and
+// flushes the list when the thread ends. A timer destroyed after that (a static timer at exit)
+// finds the cache closed and takes the pool's mutex instead.
+struct CacheState {
+  EntryPool* pool = nullptr;
   EntryPool::List list;
+  bool closed = false;
+};
+thread_local constinit CacheState tlState;
 
-  ThreadCache() = default;
-  ThreadCache(const ThreadCache&) = delete;
-  ThreadCache& operator=(const ThreadCache&) = delete;
-  ~ThreadCache() { flush(); }
-
+struct CacheOwner {
+  std::shared_ptr<EntryPool> pool;
+  CacheOwner() = default;
+  CacheOwner(const CacheOwner&) = delete;
+  CacheOwner& operator=(const CacheOwner&) = delete;
+  ~CacheOwner() {
+    flush();
+    tlState.closed = true;
+  }
   void flush() noexcept {
-    if (pool && list.count > 0) pool->giveBatch(list);
-    list = {};
+    if (pool && tlState.list.count > 0) pool->giveBatch(tlState.list);
+    tlState.list = {};
+    tlState.pool = nullptr;
     pool.reset();
   }
-  void bind(EntryPool& p) {
-    if (pool.get() == &p) return;
-    flush();
-    pool = p.shared_from_this();
-  }
 };
+thread_local CacheOwner tlOwner;
 
-thread_local ThreadCache tlCache;
+// Makes `pool` this thread's cached pool; false once the thread's cache is closed.
+bool bindCache(EntryPool& pool) {
+  if (tlState.pool == &pool) return true;
+  if (tlState.closed) return false;
+  tlOwner.flush();
+  tlOwner.pool = pool.shared_from_this();  // cannot fail: pools are owned by a shared_ptr
+  tlState.pool = &pool;
+  return true;
+}
 
 // Chunks are carved from 2 MiB-aligned arenas: 4 chunks of entries fill 6 MiB (3 huge pages),
 // 16 chunks of links fill 2 MiB, so huge pages hold nothing but timeouts.
@@ -114,32 +131,38 @@ EntryPool::~EntryPool() {
 }
 
 std::uint32_t EntryPool::allocate() {
-  ThreadCache& cache = tlCache;
-  cache.bind(*this);
-  if (cache.list.count == 0) cache.list = takeBatch();
-  const std::uint32_t index = cache.list.head;
-  cache.list.head = next(index);
-  --cache.list.count;
+  if (!bindCache(*this)) {  // thread ending: one entry at a time under the mutex
+    List batch = takeBatch();
+    const std::uint32_t index = batch.head;
+    batch.head = next(index);
+    --batch.count;
+    giveBatch(batch);
+    return index;
+  }
+  EntryPool::List& list = tlState.list;
+  if (list.count == 0) list = takeBatch();
+  const std::uint32_t index = list.head;
+  list.head = next(index);
+  --list.count;
   return index;
 }
 
 void EntryPool::release(std::uint32_t index) noexcept {
-  ThreadCache& cache = tlCache;
-  if (cache.pool.get() != this) {
-    // A thread that frees into a pool it never allocated from (the wheel thread, usually):
-    // bind to it. shared_from_this() cannot fail: pools are always owned by a shared_ptr.
-    cache.flush();
-    cache.pool = shared_from_this();
+  if (!bindCache(*this)) {
+    next(index) = kNil;
+    giveBatch(List{index, 1});
+    return;
   }
-  next(index) = cache.list.head;
-  cache.list.head = index;
-  if (++cache.list.count < 2 * kBatch) return;
+  EntryPool::List& list = tlState.list;
+  next(index) = list.head;
+  list.head = index;
+  if (++list.count < 2 * kBatch) return;
   // Spill one batch so a thread that only frees does not hoard the pool.
-  List batch{cache.list.head, kBatch};
-  std::uint32_t last = cache.list.head;
+  List batch{list.head, kBatch};
+  std::uint32_t last = list.head;
   for (std::uint32_t i = 1; i < kBatch; ++i) last = next(last);
-  cache.list.head = next(last);
-  cache.list.count -= kBatch;
+  list.head = next(last);
+  list.count -= kBatch;
   next(last) = kNil;
   giveBatch(batch);
 }
