@@ -5,8 +5,8 @@
 //
 // Time and ticks
 //   The wheel advances in ticks of `tickDuration`. A timeout with delay d, scheduled at time t,
-//   runs on the first tick whose time is >= t + d: never early, normally less than one tick
-//   late (plus the wake-up latency of the worker thread). Tick k's time is start + k * tick, where
+//   runs on the first tick whose time is >= t + d: never early, at most one tick late (plus the
+//   wake-up latency of the worker thread). Tick k's time is start + k * tick, where
 //   start is the moment the timer started (lazily, on first use).
 //   delay <= 0   runs on the next tick — never inside newTimeout(), never inside the task that
 //                scheduled it.
@@ -51,7 +51,7 @@ struct WheelOptions {
   std::chrono::nanoseconds tickDuration = std::chrono::milliseconds(100);
   // Slots of the finest wheel level, rounded up to a power of two; must be in [1, 2^30].
   // 512 slots of 100 ms = 51.2 s of near-future timeouts with no cascading (Netty's default).
-  // Each slot costs 8 bytes up front (2^20 slots = 8 MiB; 2^30 would be 8 GiB).
+  // Each slot costs 16 bytes up front (2^20 slots = 16 MiB; 2^30 would be 16 GiB).
   std::int64_t ticksPerWheel = 512;
   // newTimeout() is rejected while this many timeouts are pending; <= 0 means unlimited.
   std::int64_t maxPendingTimeouts = 0;
