@@ -106,10 +106,10 @@ private:
   const Clock* clock_;  // nullptr: steady clock without a virtual call
   std::shared_ptr<detail::EntryPool> pool_;
 
-  // Written by producers on every call: each on its own cache line.
+  // Written by every newTimeout(): one cache line, so concurrent producers pass one line, not two.
   alignas(64) std::atomic<std::uint32_t> submitHead_{detail::kNil};
+  std::atomic<std::int64_t> pending_{0};
   alignas(64) std::atomic<std::uint32_t> cancelHead_{detail::kNil};
-  alignas(64) std::atomic<std::int64_t> pending_{0};
   alignas(64) std::atomic<std::int64_t> sleepUntil_{kAwake};  // worker's planned wake-up (ns)
   std::atomic<bool> cancelWakeArmed_{false};
   std::atomic<int> lifecycle_{kInit};
