@@ -149,7 +149,7 @@ void Wheel::cascade(int level, std::uint64_t slotInLevel) {
       const Ref ref = segment.refs[i];
       if (!isLive(ref)) {  // cancelled meanwhile: drop the stale reference here
         --size_;
-        --stale_;
+        dropStale();
         continue;
       }
       const std::uint32_t slot = slotFor(tickOf(pool_.at(refIndex(ref)).deadline));
@@ -188,7 +188,9 @@ void Wheel::collect(std::int64_t tick, std::vector<Ref>& due) {
   cur_ = tick + 1;
 }
 
-void Wheel::dropStale() noexcept { --stale_; }
+void Wheel::dropStale() noexcept {
+  if (stale_ > 0) --stale_;  // compaction may already have recounted it
+}
 
 void Wheel::compactIfStale() {
   // Amortised O(1) per cancel: a full pass only once stale references outnumber live ones.
