@@ -83,6 +83,9 @@ bool HashedWheelTimer::isStopped() const noexcept { return impl_->isStopped(); }
 std::size_t HashedWheelTimer::advance() { return impl_->advance(); }
 std::uint64_t HashedWheelTimer::pendingTimeouts() const noexcept { return impl_->pending(); }
 TimerMetrics HashedWheelTimer::metrics() const { return impl_->metrics(); }
+std::chrono::nanoseconds HashedWheelTimer::now() const noexcept {
+  return std::chrono::nanoseconds(impl_->nowNs());
+}
 std::chrono::nanoseconds HashedWheelTimer::tickDuration() const noexcept {
   return std::chrono::nanoseconds(impl_->tickNs());
 }

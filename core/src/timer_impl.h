@@ -65,6 +65,7 @@ public:
   TimerMetrics metrics() const;
 
   std::int64_t tickNs() const noexcept { return tickNs_; }
+  std::int64_t nowNs() const noexcept { return now(); }
   std::int64_t ticksPerWheel() const noexcept { return std::int64_t{1} << wheelBits_; }
   std::uint64_t pending() const noexcept;
   bool isStopped() const noexcept { return lifecycle_.load() >= kStopping; }

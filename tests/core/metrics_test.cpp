@@ -158,3 +158,12 @@ TEST_CASE("lateness histogram quantiles and max") {
 }
 
 }  // TEST_SUITE("core")
+
+TEST_SUITE("core") {
+TEST_CASE("now() reads the timer's own clock") {
+  ManualWheel w(wheelOptions(10ms, 32));
+  CHECK(w.timer().now() == w.now());
+  w.clock().advance(1234ns);
+  CHECK(w.timer().now() == w.now());
+}
+}  // TEST_SUITE

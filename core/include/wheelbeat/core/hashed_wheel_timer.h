@@ -133,6 +133,10 @@ public:
   [[nodiscard]] std::uint64_t pendingTimeouts() const noexcept;
   [[nodiscard]] TimerMetrics metrics() const;
 
+  // The timer's clock (TimerHooks::clock, or the steady clock): deadlines are measured on it, and
+  // so should the timestamps tasks compare against (e.g. a channel's last read). Thread: any.
+  [[nodiscard]] std::chrono::nanoseconds now() const noexcept;
+
   // The effective settings (after the 1 ms floor and the power-of-two rounding).
   [[nodiscard]] std::chrono::nanoseconds tickDuration() const noexcept;
   [[nodiscard]] std::int64_t ticksPerWheel() const noexcept;
