@@ -1,0 +1,37 @@
+// Channel: what a connection offers the timer tasks (heartbeat, reconnect, close-idle). net/
+// implements it over a libuv TCP channel; the tests use a fake. tasks/ holds a channel only by
+// std::weak_ptr: a channel destroyed by its owner ends its tasks at their next run.
+//
+// Time
+//   lastRead() and lastWrite() are on the timer's clock (HashedWheelTimer::now()). A channel
+//   that has not read or written yet reports the time it connected (never 0), and a (re)connect
+//   stamps both: otherwise a fresh connection would look idle since the epoch and the reconnect
+//   task would tear it down again at its first check.
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+namespace wheelbeat::tasks {
+
+class Channel {
+public:
+  virtual ~Channel() = default;
+
+  // Queries. Thread: any (the wheel thread reads them on every check). Cheap: atomics in net/.
+  [[nodiscard]] virtual std::chrono::nanoseconds lastRead() const noexcept = 0;   // last inbound
+  [[nodiscard]] virtual std::chrono::nanoseconds lastWrite() const noexcept = 0;  // last outbound
+  [[nodiscard]] virtual bool isConnected() const noexcept = 0;
+  // Closed for good by its owner: every task of this channel ends at its next run.
+  [[nodiscard]] virtual bool isClosed() const noexcept = 0;
+
+  // Actions. Thread: the wheel thread (inside a task). An implementation hands the work to its
+  // own loop and returns at once: it must never block the wheel. An exception thrown here is
+  // caught by the calling task (counted in TaskMetrics::taskErrors, reported to the listener).
+  virtual void sendHeartbeat() = 0;
+  // Force-disconnect if connected (also a half-open connection), then connect again.
+  virtual void reconnect(std::string_view reason) = 0;
+  virtual void close(std::string_view reason) = 0;
+};
+
+}  // namespace wheelbeat::tasks

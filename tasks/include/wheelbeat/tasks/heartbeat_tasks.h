@@ -1,0 +1,128 @@
+// The connection-keeping tasks, with Dubbo's semantics and defaults, all on one shared wheel (no
+// timer and no thread per connection):
+//   HeartbeatTimerTask (client)  every heartbeat/3: sends a heartbeat if read- or write-idle
+//                                >= heartbeat.
+//   ReconnectTimerTask (client)  every idleTimeout/3: reconnects if disconnected or read-idle
+//                                >= idleTimeout (half-open), with backoff and jitter.
+//   CloseTimerTask (server)      every closeTimeout/3: closes the channel if read- or write-idle
+//                                > closeTimeout, then ends.
+// Unlike Dubbo, check intervals are not raised to 1 s: heartbeat only has to be > 0 (tests and
+// tight deployments use short ones). Idle times are now - lastRead() / now - lastWrite() on the
+// timer's clock. Create each task with std::make_shared, then start(firstDelay) it (usually its
+// checkInterval()); see AbstractTimerTask for the chain's rules, threads and cancel().
+#pragma once
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/tasks/abstract_timer_task.h>
+#include <wheelbeat/tasks/channel.h>
+#include <wheelbeat/tasks/retry_policy.h>
+#include <wheelbeat/tasks/task_listener.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace wheelbeat::tasks {
+
+// Plain options of the three tasks (config/ parses JSON into this struct).
+struct HeartbeatOptions {
+  // > 0. Dubbo's default.
+  std::chrono::nanoseconds heartbeat = std::chrono::seconds(60);
+  // 0 = 3 × heartbeat (Dubbo's default); otherwise >= 2 × heartbeat, so that at least one
+  // heartbeat (and its answer) fits in before the connection counts as dead.
+  std::chrono::nanoseconds idleTimeout{0};
+  // Server side. 0 = idleTimeout (after its own default); otherwise > 0.
+  std::chrono::nanoseconds closeTimeout{0};
+  // Delay between reconnect attempts (gRPC's defaults: 1 s, × 1.6, ±20 %, 120 s cap, forever).
+  // Error names for retryOn / ignore: "disconnected", "read-idle".
+  RetryOptions reconnectBackoff{};
+  // Seed of the reconnect jitter. 0 = a fresh one from std::random_device for each task, so a
+  // fleet does not reconnect in lockstep; a fixed seed shared by many channels would.
+  std::uint64_t seed = 0;
+
+  // A copy with the 0-defaults filled in (idleTimeout, closeTimeout, seed). Products saturate.
+  [[nodiscard]] HeartbeatOptions resolved() const;
+};
+
+// Throws std::invalid_argument naming the first bad field, its value and the expectation, e.g.
+// "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * heartbeat = 2m)". Rules: heartbeat
+// > 0; idleTimeout 0 or >= 2 * heartbeat; closeTimeout >= 0; reconnectBackoff valid (its
+// messages read "HeartbeatOptions.reconnectBackoff.maxDelay = ...").
+void validate(const HeartbeatOptions& options);
+
+// Client: keeps the connection's traffic alive. Each run: if the channel is connected and
+// read-idle or write-idle >= heartbeat, calls sendHeartbeat() (TaskMetrics::heartbeatsSent,
+// TaskListener::onHeartbeatSent). While traffic flows both ways it sends nothing.
+class HeartbeatTimerTask final : public AbstractTimerTask {
+public:
+  // Throws std::invalid_argument for invalid options (see validate()).
+  HeartbeatTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
+                     const HeartbeatOptions& options,
+                     std::shared_ptr<TaskListener> listener = nullptr,
+                     std::shared_ptr<TaskMetrics> metrics = nullptr);
+
+  // heartbeat / 3 (Dubbo's tick). Thread: any.
+  [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
+
+protected:
+  std::chrono::nanoseconds runOnce(Channel& channel, std::chrono::nanoseconds now) override;
+
+private:
+  const std::chrono::nanoseconds heartbeat_;
+  const std::chrono::nanoseconds interval_;
+};
+
+// Client: brings a dead connection back. Each check: if !isConnected() ("disconnected") or
+// read-idle >= idleTimeout ("read idle 9s >= idleTimeout 9s": half-open, also while the channel
+// believes it is connected), asks its RetryState for the next attempt; if granted, calls
+// reconnect(reason) (TaskMetrics::reconnectsStarted, TaskListener::onReconnect) and checks again
+// after the granted delay; if refused, gives up (TaskMetrics::giveUps, TaskListener::onGiveUp)
+// and ends. A check that finds the channel connected and fresh resets the RetryState, so the
+// next outage starts again at the initial delay, and checks again after checkInterval().
+class ReconnectTimerTask final : public AbstractTimerTask {
+public:
+  // Throws std::invalid_argument for invalid options (see validate()).
+  ReconnectTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
+                     const HeartbeatOptions& options,
+                     std::shared_ptr<TaskListener> listener = nullptr,
+                     std::shared_ptr<TaskMetrics> metrics = nullptr);
+
+  // idleTimeout / 3. Thread: any.
+  [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
+
+protected:
+  std::chrono::nanoseconds runOnce(Channel& channel, std::chrono::nanoseconds now) override;
+
+private:
+  struct Resolved {};  // tag: `options` are validated and resolved
+  ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer& timer,
+                     std::weak_ptr<Channel> channel, const HeartbeatOptions& options,
+                     std::shared_ptr<TaskListener> listener, std::shared_ptr<TaskMetrics> metrics);
+
+  const std::chrono::nanoseconds idleTimeout_;
+  const std::chrono::nanoseconds interval_;
+  RetryState retry_;  // wheel thread only
+};
+
+// Server: drops connections whose client went silent. Each run: if read-idle or write-idle >
+// closeTimeout, calls close(reason) ("read idle 12s > closeTimeout 9s"; TaskMetrics::closes,
+// TaskListener::onClose) and ends ("closed idle channel").
+class CloseTimerTask final : public AbstractTimerTask {
+public:
+  // Throws std::invalid_argument for invalid options (see validate()).
+  CloseTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
+                 const HeartbeatOptions& options, std::shared_ptr<TaskListener> listener = nullptr,
+                 std::shared_ptr<TaskMetrics> metrics = nullptr);
+
+  // closeTimeout / 3. Thread: any.
+  [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
+
+protected:
+  std::chrono::nanoseconds runOnce(Channel& channel, std::chrono::nanoseconds now) override;
+
+private:
+  const std::chrono::nanoseconds closeTimeout_;
+  const std::chrono::nanoseconds interval_;
+};
+
+}  // namespace wheelbeat::tasks

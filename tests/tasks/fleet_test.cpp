@@ -1,0 +1,70 @@
+// One shared wheel for 1000 channels, each with a heartbeat and a reconnect task: exact totals
+// over a 30 s timeline, exactly one pending timeout per task, none after cancelling them all.
+#include "fake_channel.h"
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+using namespace wbtest;
+
+TEST_SUITE("tasks") {
+
+TEST_CASE("1000 channels on one wheel: exact totals and pending timeouts") {
+  constexpr std::size_t kChannels = 1000;
+  Rig rig;
+  auto metrics = std::make_shared<TaskMetrics>();
+  std::vector<std::shared_ptr<FakeChannel>> channels;
+  std::vector<std::shared_ptr<AbstractTimerTask>> tasks;
+  // Three kinds, by index % 3: 0 busy (traffic every tick), 1 idle with an answering peer,
+  // 2 disconnected and never coming back.
+  std::vector<FakeChannel*> busy;
+  for (std::size_t i = 0; i < kChannels; ++i) {
+    auto ch = rig.channel(i % 3 != 2);
+    ch->echo = i % 3 == 1;
+    if (i % 3 == 0) busy.push_back(ch.get());
+    auto heartbeat =
+        std::make_shared<HeartbeatTimerTask>(rig.timer(), ch, testOptions(), nullptr, metrics);
+    auto reconnect =
+        std::make_shared<ReconnectTimerTask>(rig.timer(), ch, testOptions(), nullptr, metrics);
+    heartbeat->start(heartbeat->checkInterval());
+    reconnect->start(reconnect->checkInterval());
+    channels.push_back(std::move(ch));
+    tasks.push_back(std::move(heartbeat));
+    tasks.push_back(std::move(reconnect));
+  }
+  CHECK(rig.pending() == 2 * kChannels);
+
+  const auto traffic = [&] {
+    for (auto* ch : busy) ch->traffic();
+  };
+  for (ns t = 5s; t <= 30s; t += 5s) {
+    rig.runUntil(t, traffic);
+    CHECK(rig.pending() == 2 * kChannels);
+  }
+
+  const std::size_t busyCount = 334, echoing = 333, disconnected = 333;
+  TaskMetricsSnapshot expected;
+  expected.heartbeatsSent = echoing * 10;         // 3s, 6s, ..., 30s
+  expected.reconnectsStarted = disconnected * 7;  // 3s, 4s, 5.6s, 8.16s, 12.26s, 18.82s, 29.31s
+  expected.runs = kChannels * 30                  // heartbeat checks: every second
+                  + (busyCount + echoing) * 10    // reconnect checks of healthy channels: every 3s
+                  + disconnected * 7;             // one per reconnect
+  CHECK(metrics->snapshot() == expected);
+  std::uint64_t heartbeats = 0, reconnects = 0;
+  for (const auto& ch : channels) {
+    heartbeats += ch->heartbeats();
+    reconnects += ch->reconnects().size();
+  }
+  CHECK(heartbeats == expected.heartbeatsSent);
+  CHECK(reconnects == expected.reconnectsStarted);
+
+  for (const auto& task : tasks) CHECK(task->cancel());
+  CHECK(rig.pending() == 0);
+  rig.runUntil(60s, traffic);
+  CHECK(metrics->snapshot() == expected);
+}
+
+}  // TEST_SUITE("tasks")

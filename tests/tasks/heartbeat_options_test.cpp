@@ -1,0 +1,135 @@
+// HeartbeatOptions: defaults (Dubbo's and gRPC's), resolved() filling the 0-defaults, and the
+// exact validation messages, from validate() and from each task's constructor.
+#include "fake_channel.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+using namespace wbtest;
+using wheelbeat::tasks::Backoff;
+
+namespace {
+
+std::string errorOf(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument thrown)";
+}
+
+// The message of validate(), checked to be the same from the three constructors.
+std::string heartbeatError(const std::function<void(HeartbeatOptions&)>& change) {
+  HeartbeatOptions o;
+  change(o);
+  const std::string message = errorOf([&o] { wheelbeat::tasks::validate(o); });
+  Rig rig;
+  auto ch = rig.channel();
+  CHECK(errorOf([&] { HeartbeatTimerTask t(rig.timer(), ch, o); }) == message);
+  CHECK(errorOf([&] { ReconnectTimerTask t(rig.timer(), ch, o); }) == message);
+  CHECK(errorOf([&] { CloseTimerTask t(rig.timer(), ch, o); }) == message);
+  return message;
+}
+
+}  // namespace
+
+TEST_SUITE("tasks") {
+
+TEST_CASE("heartbeat options: defaults") {
+  const HeartbeatOptions o;
+  CHECK(o.heartbeat == 60s);
+  CHECK(o.idleTimeout == 0ns);
+  CHECK(o.closeTimeout == 0ns);
+  CHECK(o.seed == 0);
+  CHECK(o.reconnectBackoff.backoff == Backoff::Exponential);
+  CHECK(o.reconnectBackoff.initialDelay == 1s);
+  CHECK(o.reconnectBackoff.multiplier == 1.6);
+  CHECK(o.reconnectBackoff.maxDelay == 120s);
+  CHECK(o.reconnectBackoff.jitter == Jitter::Proportional);
+  CHECK(o.reconnectBackoff.jitterRatio == 0.2);
+  CHECK(o.reconnectBackoff.maxAttempts == -1);
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));
+}
+
+TEST_CASE("heartbeat options: resolved fills the 0-defaults") {
+  HeartbeatOptions o;
+  const HeartbeatOptions r = o.resolved();
+  CHECK(r.heartbeat == 60s);
+  CHECK(r.idleTimeout == 180s);
+  CHECK(r.closeTimeout == 180s);
+  CHECK(r.seed != 0);
+  o.idleTimeout = 200s;
+  CHECK(o.resolved().closeTimeout == 200s);
+  o.closeTimeout = 30s;
+  o.seed = 5;
+  CHECK(o.resolved().idleTimeout == 200s);
+  CHECK(o.resolved().closeTimeout == 30s);
+  CHECK(o.resolved().seed == 5);
+}
+
+TEST_CASE("heartbeat options: a huge heartbeat saturates the default idleTimeout") {
+  HeartbeatOptions o;
+  o.heartbeat = ns(std::numeric_limits<std::int64_t>::max() / 2);
+  CHECK(o.resolved().idleTimeout == ns::max());
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));
+}
+
+TEST_CASE("heartbeat options: heartbeat must be positive") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.heartbeat = 0ns; }) ==
+        "HeartbeatOptions.heartbeat = 0s (expected: > 0)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.heartbeat = -1s; }) ==
+        "HeartbeatOptions.heartbeat = -1s (expected: > 0)");
+}
+
+TEST_CASE("heartbeat options: idleTimeout must be at least twice the heartbeat") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.idleTimeout = 90s; }) ==
+        "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * heartbeat = 2m)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) {
+          o.heartbeat = 1500ms;
+          o.idleTimeout = 2999ms;
+        }) == "HeartbeatOptions.idleTimeout = 2999ms (expected: >= 2 * heartbeat = 3s)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.idleTimeout = -5s; }) ==
+        "HeartbeatOptions.idleTimeout = -5s (expected: >= 2 * heartbeat = 2m)");
+}
+
+TEST_CASE("heartbeat options: closeTimeout must not be negative") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.closeTimeout = -1ms; }) ==
+        "HeartbeatOptions.closeTimeout = -1ms (expected: >= 0)");
+}
+
+TEST_CASE("heartbeat options: reconnectBackoff errors name the nested field") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.maxDelay = 500ms; }) ==
+        "HeartbeatOptions.reconnectBackoff.maxDelay = 500ms (expected: >= initialDelay = 1s)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.initialDelay = 0ns; }) ==
+        "HeartbeatOptions.reconnectBackoff.initialDelay = 0s (expected: > 0)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.maxAttempts = -2; }) ==
+        "HeartbeatOptions.reconnectBackoff.maxAttempts = -2 (expected: -1 (forever), 0 (none) or > "
+        "0)");
+}
+
+TEST_CASE("heartbeat options: the first bad field is named") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) {
+          o.heartbeat = 0ns;
+          o.closeTimeout = -1s;
+        }) == "HeartbeatOptions.heartbeat = 0s (expected: > 0)");
+}
+
+TEST_CASE("heartbeat options: edge values are valid") {
+  HeartbeatOptions o;
+  o.heartbeat = 1ns;
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));
+  o.heartbeat = 60s;
+  o.idleTimeout = 120s;  // exactly 2 * heartbeat
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));
+  o.closeTimeout = 1ns;
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));
+}
+
+}  // TEST_SUITE("tasks")
