@@ -166,4 +166,4 @@ TEST_CASE("now() reads the timer's own clock") {
   w.clock().advance(1234ns);
   CHECK(w.timer().now() == w.now());
 }
-}  // TEST_SUITE
+}  // TEST_SUITE("core")

@@ -28,6 +28,14 @@ bool eventually(Pred done) {
   return true;
 }
 
+// Returns once every task run that was in flight on the wheel thread has finished: a marker
+// scheduled now runs after them (one wheel thread, runs in order). False after 20 s.
+bool wheelBarrier(HashedWheelTimer& timer) {
+  auto ran = std::make_shared<std::atomic<bool>>(false);
+  timer.newTimeout([ran] { ran->store(true); }, ns(0));
+  return eventually([&] { return ran->load(); });
+}
+
 }  // namespace
 
 TEST_SUITE("tasks") {
@@ -61,9 +69,10 @@ TEST_CASE("cancel racing the wheel thread leaves nothing pending and stops the c
     CHECK(won == kTasks);
     // A run in flight when cancel() returned cancels the timeout it armed before returning.
     CHECK(eventually([&] { return timer.pendingTimeouts() == 0; }));
+    REQUIRE(wheelBarrier(timer));  // a run in flight at cancel() time has finished
     std::vector<std::uint64_t> runs;
     for (const auto& t : tasks) runs.push_back(t->runs());
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    REQUIRE(wheelBarrier(timer));  // the wheel moved on: a re-armed task would have run again
     for (std::size_t i = 0; i < kTasks; ++i) CHECK(tasks[i]->runs() == runs[i]);
     CHECK(timer.pendingTimeouts() == 0);
   }
