@@ -84,7 +84,7 @@ std::size_t HashedWheelTimer::advance() { return impl_->advance(); }
 std::uint64_t HashedWheelTimer::pendingTimeouts() const noexcept { return impl_->pending(); }
 TimerMetrics HashedWheelTimer::metrics() const { return impl_->metrics(); }
 std::chrono::nanoseconds HashedWheelTimer::now() const noexcept {
-  return std::chrono::nanoseconds(impl_->nowNs());
+  return std::chrono::nanoseconds(impl_->now());
 }
 std::chrono::nanoseconds HashedWheelTimer::tickDuration() const noexcept {
   return std::chrono::nanoseconds(impl_->tickNs());

@@ -64,8 +64,11 @@ public:
   TimerTask* task(std::uint32_t index, std::uint32_t gen) const noexcept;
   TimerMetrics metrics() const;
 
+  // The timer's clock, in ns (no virtual call for the steady clock). Thread: any.
+  std::int64_t now() const noexcept {
+    return clock_ ? clock_->now().count() : SteadyClock::read().count();
+  }
   std::int64_t tickNs() const noexcept { return tickNs_; }
-  std::int64_t nowNs() const noexcept { return now(); }
   std::int64_t ticksPerWheel() const noexcept { return std::int64_t{1} << wheelBits_; }
   std::uint64_t pending() const noexcept;
   bool isStopped() const noexcept { return lifecycle_.load() >= kStopping; }
@@ -94,9 +97,6 @@ private:
   void wakeWorker();
   std::vector<Timeout> collectUnprocessed();
 
-  std::int64_t now() const noexcept {
-    return clock_ ? clock_->now().count() : SteadyClock::read().count();
-  }
   detail::Entry& at(std::uint32_t index) const noexcept { return pool_->at(index); }
 
   HashedWheelTimer& owner_;

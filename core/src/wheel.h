@@ -71,8 +71,6 @@ public:
   void collect(std::int64_t tick, std::vector<Ref>& due);
   // Empties the wheel (for stop()), appending every live reference to `out`.
   void removeAll(std::vector<Ref>& out);
-  // References held, live and stale.
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
 private:
   static constexpr std::uint32_t kSegRefs = 31;  // 256-byte segments
@@ -123,7 +121,7 @@ private:
   std::uint32_t freeSeg_ = kNil;
   std::uint32_t segCount_ = 0;
   std::int64_t cur_ = 0;
-  std::size_t size_ = 0;
+  std::size_t size_ = 0;  // references held, live and stale
   std::size_t stale_ = 0;
   std::int64_t startNs_ = 0;
   std::int64_t tickNs_ = 1;

@@ -3,6 +3,8 @@
 // Drive::Manual timer on a ManualClock moved one tick at a time.
 #pragma once
 
+#include "support.h"
+
 #include <wheelbeat/core/clock.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/tasks/abstract_timer_task.h>
@@ -25,7 +27,6 @@
 
 namespace wbtest {
 
-using namespace std::chrono_literals;
 using wheelbeat::core::Clock;
 using wheelbeat::core::Drive;
 using wheelbeat::core::HashedWheelTimer;
@@ -36,15 +37,12 @@ using wheelbeat::core::WheelOptions;
 using wheelbeat::tasks::AbstractTimerTask;
 using wheelbeat::tasks::Channel;
 using wheelbeat::tasks::CloseTimerTask;
-using wheelbeat::tasks::GiveUp;
 using wheelbeat::tasks::HeartbeatOptions;
 using wheelbeat::tasks::HeartbeatTimerTask;
-using wheelbeat::tasks::Jitter;
 using wheelbeat::tasks::ReconnectTimerTask;
 using wheelbeat::tasks::TaskListener;
 using wheelbeat::tasks::TaskMetrics;
 using wheelbeat::tasks::TaskMetricsSnapshot;
-using ns = std::chrono::nanoseconds;
 
 // A channel the test scripts. Every action is recorded with the clock's time.
 class FakeChannel final : public Channel {

@@ -16,15 +16,6 @@ using wheelbeat::tasks::Backoff;
 
 namespace {
 
-std::string errorOf(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
-}
-
 // The message of validate(), checked to be the same from the three constructors.
 std::string heartbeatError(const std::function<void(HeartbeatOptions&)>& change) {
   HeartbeatOptions o;

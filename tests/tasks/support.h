@@ -1,4 +1,5 @@
-// Helpers shared by the tasks tests: option builders and a way to collect a RetryState's delays.
+// Helpers shared by the tasks tests: option builders, a way to collect a RetryState's delays,
+// and errorOf() for validation messages. fake_channel.h builds on this file.
 #pragma once
 
 #include <wheelbeat/tasks/retry_budget.h>
@@ -6,7 +7,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +28,16 @@ using wheelbeat::tasks::RetryBudgetOptions;
 using wheelbeat::tasks::RetryOptions;
 using wheelbeat::tasks::RetryState;
 using ns = std::chrono::nanoseconds;
+
+// The message of the std::invalid_argument `call` throws, or a marker when it throws none.
+inline std::string errorOf(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument thrown)";
+}
 
 // Arbitrary start on the caller's clock (not 0, so time 0 is never special).
 inline constexpr ns kStart = 5s;

@@ -14,15 +14,6 @@ using namespace wbtest;
 
 namespace {
 
-std::string errorOf(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
-}
-
 std::string retryError(const std::function<void(RetryOptions&)>& change) {
   RetryOptions o;
   change(o);
