@@ -1,0 +1,128 @@
+// The exchange codec: Dubbo 2's 16-byte frame header, so wheelbeat peers and Dubbo 2 peers
+// understand each other's heartbeats, and any RPC framework can carry its own bodies.
+//
+// Frame (big-endian)
+//   offset 0  magic        0xDA 0xBB
+//          2  flags        0x80 request (else response), 0x40 two-way, 0x20 event,
+//                          low 5 bits: serialization id (hessian2 = 2)
+//          3  status       responses: 20 = OK (Dubbo's codes); requests: 0
+//          4  request id   8 bytes, any value (0 included); a response echoes its request's id
+//         12  body length  4 bytes, 0 .. maxBodyBytes
+//         16  body
+// Heartbeat request  DA BB E2 00 <id> 00 00 00 01 4E   (request | two-way | event | hessian2,
+//                                                        body = hessian2 null 'N')
+// Heartbeat response DA BB 22 14 <same id> 00 00 00 01 4E (event | hessian2, status OK)
+// Any frame with the event flag and the body "N" is a heartbeat (Dubbo's rule); other frames are
+// application frames and reach the embedding application untouched.
+//
+// Threads: a FrameDecoder belongs to one channel and is used by one thread at a time (its loop).
+// The free functions are thread-safe.
+#pragma once
+
+#include <wheelbeat/net/options.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::net {
+
+inline constexpr std::uint16_t kMagic = 0xDABB;
+inline constexpr std::size_t kHeaderSize = 16;
+
+namespace flag {
+inline constexpr std::uint8_t kRequest = 0x80;
+inline constexpr std::uint8_t kTwoWay = 0x40;
+inline constexpr std::uint8_t kEvent = 0x20;
+inline constexpr std::uint8_t kSerializationMask = 0x1f;
+}  // namespace flag
+
+inline constexpr std::uint8_t kHessian2 = 2;  // serialization id
+inline constexpr std::uint8_t kStatusOk = 20;
+inline constexpr char kHessianNull = 'N';  // the heartbeat body
+
+// A decoded frame. `body` points into the decoder's input or its own buffer: valid only during
+// the FrameSink::onFrame call that receives it (copy what you keep).
+struct FrameView {
+  std::uint8_t flags = 0;
+  std::uint8_t status = 0;
+  std::uint64_t id = 0;
+  std::string_view body;
+
+  [[nodiscard]] bool isRequest() const noexcept { return (flags & flag::kRequest) != 0; }
+  [[nodiscard]] bool isTwoWay() const noexcept { return (flags & flag::kTwoWay) != 0; }
+  [[nodiscard]] bool isEvent() const noexcept { return (flags & flag::kEvent) != 0; }
+  [[nodiscard]] std::uint8_t serialization() const noexcept {
+    return flags & flag::kSerializationMask;
+  }
+  // Event flag and body "N" (a request or a response).
+  [[nodiscard]] bool isHeartbeat() const noexcept {
+    return isEvent() && body.size() == 1 && body[0] == kHessianNull;
+  }
+};
+
+// Appends one whole frame (header + body) to `out`. Throws std::invalid_argument if the body is
+// longer than maxBodyBytes (message names the size and the limit); `out` is then unchanged.
+void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std::uint64_t id,
+                 std::string_view body, std::size_t maxBodyBytes = CodecOptions{}.maxBodyBytes);
+
+// The 17-byte heartbeat frames (see the file comment), appended to `out`.
+void encodeHeartbeatRequest(std::string& out, std::uint64_t id);
+void encodeHeartbeatResponse(std::string& out, std::uint64_t id);
+
+// Why a stream was refused. The decoder stops at the first error: the channel must be closed.
+enum class DecodeError {
+  None,
+  BadMagic,         // the first two bytes of a header are not DA BB
+  BodyTooLarge,     // the header announces a body above maxBodyBytes
+  TruncatedAtEof,   // finish(): the stream ended inside a frame
+};
+
+// "none", "bad-magic", "body-too-large", "truncated-at-eof".
+[[nodiscard]] std::string_view decodeErrorName(DecodeError error) noexcept;
+
+// Receives decoded frames. Return false to stop decoding (e.g. the handler closed the channel):
+// the rest of the input is dropped and the decoder refuses further input.
+class FrameSink {
+public:
+  virtual ~FrameSink() = default;
+  virtual bool onFrame(const FrameView& frame) = 0;
+};
+
+// Incremental decoder for one byte stream: frames may arrive split or merged in any way.
+// Complete frames inside one feed() are delivered without copying; only a frame split across
+// feeds is assembled in an internal buffer (at most one header + one body, never more).
+class FrameDecoder {
+public:
+  explicit FrameDecoder(CodecOptions options = {});
+
+  // Decodes `data`, calling sink.onFrame() for each complete frame in order. Returns None, or
+  // the error that ended the stream (error() and reason() then describe it; every later feed()
+  // returns it again without reading). Frames before the error in the same input are delivered.
+  DecodeError feed(std::string_view data, FrameSink& sink);
+
+  // The stream ended (EOF): TruncatedAtEof if a partial frame is buffered, else the current
+  // error (None when clean).
+  DecodeError finish();
+
+  [[nodiscard]] DecodeError error() const noexcept { return error_; }
+  // Human-readable cause, naming the value and the expectation, e.g.
+  // "bad magic 0x4745 (expected: 0xdabb)", "body length 9000000 (expected: <= 8388608)",
+  // "stream ended after 5 bytes of a 16-byte header". Empty when error() is None.
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+  // Frames delivered so far.
+  [[nodiscard]] std::uint64_t frames() const noexcept { return frames_; }
+  // Bytes buffered of a partial frame.
+  [[nodiscard]] std::size_t buffered() const noexcept { return partial_.size(); }
+
+private:
+  CodecOptions options_;
+  std::string partial_;  // a frame split across feeds: its bytes so far
+  DecodeError error_ = DecodeError::None;
+  bool stopped_ = false;  // a sink returned false
+  std::string reason_;
+  std::uint64_t frames_ = 0;
+};
+
+}  // namespace wheelbeat::net

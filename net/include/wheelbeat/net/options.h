@@ -1,0 +1,78 @@
+// Plain options of the net layer (config/ parses JSON into these structs). Defaults are Dubbo's
+// where Dubbo has one (port 20880, connect timeout 3 s, payload 8 MiB, registry session 60 s).
+#pragma once
+
+#include <wheelbeat/tasks/heartbeat_tasks.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::net {
+
+// A TCP endpoint: an IPv4/IPv6 literal or a host name, and a port.
+struct Endpoint {
+  std::string host = "127.0.0.1";  // non-empty
+  std::uint16_t port = 20880;      // Dubbo's default; 0 = any free port (servers only)
+
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+// Frame limits of the exchange codec (see codec.h).
+struct CodecOptions {
+  // Largest body accepted or sent (Dubbo's `payload`). 1 .. 2^31 - 1 (the header's 4-byte length
+  // is signed in Dubbo).
+  std::size_t maxBodyBytes = std::size_t{8} << 20;
+};
+
+// One channel's outbound limit: bytes queued but not yet written by the kernel. A send beyond it
+// is refused (back-pressure reported to the caller), never buffered without bound.
+// >= CodecOptions::maxBodyBytes + 16, so one largest frame always fits an empty queue.
+inline constexpr std::size_t kDefaultMaxSendQueueBytes = std::size_t{16} << 20;
+
+struct ServerOptions {
+  Endpoint listen{"0.0.0.0", 20880};
+  int backlog = 511;  // listen(2) backlog, 1 .. 65535
+  CodecOptions codec{};
+  std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
+  // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).
+  tasks::HeartbeatOptions heartbeat{};
+};
+
+struct ClientOptions {
+  Endpoint server{"127.0.0.1", 20880};  // port 1 .. 65535
+  // A connect attempt that has not completed by then fails with "timeout". > 0. Dubbo: 3 s.
+  std::chrono::nanoseconds connectTimeout = std::chrono::seconds(3);
+  CodecOptions codec{};
+  std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
+  // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnectBackoff, seed).
+  tasks::HeartbeatOptions heartbeat{};
+};
+
+enum class RegistryKind { Embedded, Redis };
+
+struct RegistryOptions {
+  RegistryKind kind = RegistryKind::Embedded;
+  // Embedded: the registry node's address (wheelbeat's own protocol). Redis: redis-server.
+  Endpoint address{"127.0.0.1", 9090};
+  // Namespace of every key (Dubbo's `group`, default "dubbo"). Non-empty, no whitespace.
+  std::string group = "dubbo";
+  // A registration not renewed within this time expires (Redis key expiry; the embedded registry
+  // drops a provider whose channel is gone). Renewed every session / 2. >= 1 s. Dubbo: 60 s.
+  std::chrono::nanoseconds session = std::chrono::seconds(60);
+};
+
+// Each throws std::invalid_argument naming the first bad field, its value and the expectation,
+// e.g. "ClientOptions.server.port = 0 (expected: 1 .. 65535)"; nested options are checked too
+// (with their path, e.g. "ServerOptions.heartbeat.idleTimeout = ..."). Thread: any.
+void validate(const CodecOptions& options);
+void validate(const ServerOptions& options);
+void validate(const ClientOptions& options);
+void validate(const RegistryOptions& options);
+
+// "embedded" / "redis".
+[[nodiscard]] std::string_view registryKindName(RegistryKind kind) noexcept;
+
+}  // namespace wheelbeat::net
