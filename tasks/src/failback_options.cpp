@@ -1,0 +1,69 @@
+// FailbackOptions validation, names, and the listener / metrics plumbing of failback.h.
+#include "format.h"
+
+#include <wheelbeat/tasks/failback.h>
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace wheelbeat::tasks {
+namespace {
+
+void validateRetry(const RetryOptions& o, std::string_view field) {
+  try {
+    validate(o);
+  } catch (const std::invalid_argument& e) {
+    constexpr std::string_view kPrefix = "RetryOptions.";
+    std::string_view message = e.what();
+    if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
+    throw std::invalid_argument(fmt::format("FailbackOptions.{}.{}", field, message));
+  }
+}
+
+}  // namespace
+
+void validate(const FailbackOptions& o) {
+  validateRetry(o.registryRetry, "registryRetry");
+  validateRetry(o.invocationRetry, "invocationRetry");
+  if (o.maxPendingRetries < 1) {
+    throw std::invalid_argument(fmt::format(
+        "FailbackOptions.maxPendingRetries = {} (expected: >= 1)", o.maxPendingRetries));
+  }
+}
+
+std::string_view failbackOpName(FailbackOp op) noexcept {
+  switch (op) {
+    case FailbackOp::Register: return "register";
+    case FailbackOp::Unregister: return "unregister";
+    case FailbackOp::Subscribe: return "subscribe";
+    case FailbackOp::Unsubscribe: return "unsubscribe";
+    case FailbackOp::Invoke: return "invoke";
+  }
+  return "unknown";
+}
+
+void FailbackListener::onRetryScheduled(FailbackOp /*op*/, const std::string& /*key*/,
+                                        std::int64_t /*attempt*/,
+                                        std::chrono::nanoseconds /*delay*/) {}
+void FailbackListener::onRecovered(FailbackOp /*op*/, const std::string& /*key*/,
+                                   std::int64_t /*attempts*/) {}
+void FailbackListener::onGiveUp(FailbackOp /*op*/, const std::string& /*key*/,
+                                GiveUp /*reason*/, const CallResult& /*lastFailure*/) {}
+void FailbackListener::onRejected(const std::string& /*key*/, std::int64_t /*pending*/) {}
+
+std::string FailbackMetricsSnapshot::toString() const {
+  return fmt::format(
+      "failures={} retriesScheduled={} recovered={} cancelled={} giveUps={} budgetExhausted={} "
+      "rejected={}",
+      failures, retriesScheduled, recovered, cancelled, giveUps, budgetExhausted, rejected);
+}
+
+FailbackMetricsSnapshot FailbackMetrics::snapshot() const noexcept {
+  constexpr auto r = std::memory_order_relaxed;
+  return {failures.load(r),  retriesScheduled.load(r), recovered.load(r), cancelled.load(r),
+          giveUps.load(r),   budgetExhausted.load(r),  rejected.load(r)};
+}
+
+}  // namespace wheelbeat::tasks
