@@ -1,2 +1,233 @@
-// Placeholder: the codec is being written (see codec.h for the contract).
+// The Dubbo-2 exchange codec (contract in codec.h). The decoder's fast path delivers every whole
+// frame of an input as a view into it; only a frame cut by the end of an input is copied into
+// partial_, which is then completed from the next inputs before the fast path resumes.
 #include <wheelbeat/net/codec.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::net {
+namespace {
+
+// Dubbo reads the body length as a signed 32-bit int: nothing above can be valid on the wire.
+constexpr std::size_t kMaxWireBody = 0x7fffffff;
+// A buffer that grew above this for one big frame is given back once that frame is delivered.
+constexpr std::size_t kKeptCapacity = std::size_t{64} << 10;
+
+std::uint8_t byteAt(std::string_view bytes, std::size_t i) noexcept {
+  return static_cast<std::uint8_t>(bytes[i]);
+}
+
+std::uint64_t loadBig(std::string_view bytes, std::size_t offset, std::size_t width) noexcept {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < width; ++i) value = (value << 8) | byteAt(bytes, offset + i);
+  return value;
+}
+
+void storeBig(char* out, std::uint64_t value, std::size_t width) noexcept {
+  for (std::size_t i = width; i-- > 0;) {
+    out[i] = static_cast<char>(value & 0xff);
+    value >>= 8;
+  }
+}
+
+std::size_t effectiveLimit(std::size_t maxBodyBytes) noexcept {
+  return std::min(maxBodyBytes, kMaxWireBody);
+}
+
+}  // namespace
+
+void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std::uint64_t id,
+                 std::string_view body, std::size_t maxBodyBytes) {
+  const std::size_t limit = effectiveLimit(maxBodyBytes);
+  if (body.size() > limit) {
+    throw std::invalid_argument(
+        fmt::format("encodeFrame: body length {} (expected: <= {})", body.size(), limit));
+  }
+  char header[kHeaderSize];
+  storeBig(header, kMagic, 2);
+  header[2] = static_cast<char>(flags);
+  header[3] = static_cast<char>(status);
+  storeBig(header + 4, id, 8);
+  storeBig(header + 12, body.size(), 4);
+  // Grow geometrically ourselves: an exact reserve per frame would make a loop of appends
+  // quadratic on standard libraries that honour the request literally.
+  const std::size_t needed = out.size() + kHeaderSize + body.size();
+  if (needed > out.capacity()) out.reserve(std::max(needed, out.capacity() * 2));
+  out.append(header, kHeaderSize);
+  out.append(body);
+}
+
+void encodeHeartbeatRequest(std::string& out, std::uint64_t id) {
+  constexpr std::uint8_t kFlags = flag::kRequest | flag::kTwoWay | flag::kEvent | kHessian2;
+  encodeFrame(out, kFlags, 0, id, std::string_view(&kHessianNull, 1));
+}
+
+void encodeHeartbeatResponse(std::string& out, std::uint64_t id) {
+  constexpr std::uint8_t kFlags = flag::kEvent | kHessian2;
+  encodeFrame(out, kFlags, kStatusOk, id, std::string_view(&kHessianNull, 1));
+}
+
+std::string_view decodeErrorName(DecodeError error) noexcept {
+  switch (error) {
+    case DecodeError::None: return "none";
+    case DecodeError::BadMagic: return "bad-magic";
+    case DecodeError::BodyTooLarge: return "body-too-large";
+    case DecodeError::TruncatedAtEof: return "truncated-at-eof";
+  }
+  return "unknown";
+}
+
+struct FrameDecoder::Header {
+  std::uint8_t flags = 0;
+  std::uint8_t status = 0;
+  std::uint64_t id = 0;
+  std::size_t bodyLength = 0;
+
+  [[nodiscard]] std::size_t frameSize() const noexcept { return kHeaderSize + bodyLength; }
+  [[nodiscard]] FrameView view(std::string_view frame) const noexcept {
+    return FrameView{flags, status, id, frame.substr(kHeaderSize, bodyLength)};
+  }
+};
+
+FrameDecoder::FrameDecoder(CodecOptions options)
+    : options_(options), maxBody_(effectiveLimit(options.maxBodyBytes)) {}
+
+DecodeError FrameDecoder::feed(std::string_view data, FrameSink& sink) {
+  // Checked first: while a sink runs, stopped_ is provisionally true.
+  if (inFeed_) throw std::logic_error("FrameDecoder::feed() called from its own FrameSink");
+  if (error_ != DecodeError::None || stopped_) return error_;
+  inFeed_ = true;
+  struct Leave {
+    bool& flag;
+    ~Leave() { flag = false; }
+  } leave{inFeed_};
+
+  if (!partial_.empty()) data = continuePartial(data, sink);
+  // A partial frame still incomplete has consumed the whole input.
+  if (!partial_.empty() || error_ != DecodeError::None || stopped_) return error_;
+  data = decodeWhole(data, sink);
+  if (!data.empty() && error_ == DecodeError::None && !stopped_) startPartial(data);
+  return error_;
+}
+
+DecodeError FrameDecoder::finish() {
+  if (inFeed_) throw std::logic_error("FrameDecoder::finish() called from its own FrameSink");
+  if (error_ != DecodeError::None || stopped_ || partial_.empty()) return error_;
+  if (partial_.size() < kHeaderSize) {
+    return fail(DecodeError::TruncatedAtEof,
+                fmt::format("stream ended after {} bytes of a {}-byte header", partial_.size(),
+                            kHeaderSize));
+  }
+  Header header;
+  checkHeader(partial_, header);  // already accepted when the header completed
+  return fail(DecodeError::TruncatedAtEof,
+              fmt::format("stream ended after {} of {} bytes of a frame (id {})", partial_.size(),
+                          header.frameSize(), header.id));
+}
+
+// Completes the buffered frame from `data`; returns what follows it, or nothing while the frame
+// is still incomplete (or an error or a stop ended decoding).
+std::string_view FrameDecoder::continuePartial(std::string_view data, FrameSink& sink) {
+  Header header;
+  if (partial_.size() < kHeaderSize) {
+    const std::size_t take = std::min(kHeaderSize - partial_.size(), data.size());
+    partial_.append(data.substr(0, take));
+    data.remove_prefix(take);
+    if (!checkMagic(partial_) || partial_.size() < kHeaderSize) return {};
+    if (!checkHeader(partial_, header)) return {};
+    partial_.reserve(header.frameSize());
+  } else {
+    checkHeader(partial_, header);
+  }
+  const std::size_t take = std::min(header.frameSize() - partial_.size(), data.size());
+  partial_.append(data.substr(0, take));
+  data.remove_prefix(take);
+  if (partial_.size() < header.frameSize()) return {};
+  if (!deliverPartial(header, sink)) return {};
+  return data;
+}
+
+// The fast path: delivers every whole frame of `data` in place; returns the incomplete rest.
+std::string_view FrameDecoder::decodeWhole(std::string_view data, FrameSink& sink) {
+  while (data.size() >= 2) {
+    if (!checkMagic(data)) return {};
+    if (data.size() < kHeaderSize) break;
+    Header header;
+    if (!checkHeader(data, header)) return {};
+    if (data.size() < header.frameSize()) break;
+    if (!deliver(header.view(data), sink)) return {};
+    data.remove_prefix(header.frameSize());
+  }
+  return data;
+}
+
+// Buffers the incomplete tail of an input. Its magic and (if complete) its header were checked.
+void FrameDecoder::startPartial(std::string_view rest) {
+  std::size_t frameSize = kHeaderSize;
+  if (rest.size() >= kHeaderSize) {
+    Header header;
+    checkHeader(rest, header);
+    frameSize = header.frameSize();
+  }
+  partial_.reserve(frameSize);
+  partial_.assign(rest);
+}
+
+bool FrameDecoder::checkMagic(std::string_view bytes) {
+  if (bytes.size() < 2) return true;
+  const auto magic = static_cast<std::uint16_t>(loadBig(bytes, 0, 2));
+  if (magic == kMagic) return true;
+  fail(DecodeError::BadMagic, fmt::format("bad magic {:#06x} (expected: {:#06x})", magic, kMagic));
+  return false;
+}
+
+// Parses a complete header whose magic was checked; false (and the error) if its body is too long.
+bool FrameDecoder::checkHeader(std::string_view bytes, Header& header) {
+  header.flags = byteAt(bytes, 2);
+  header.status = byteAt(bytes, 3);
+  header.id = loadBig(bytes, 4, 8);
+  header.bodyLength = static_cast<std::size_t>(loadBig(bytes, 12, 4));
+  if (header.bodyLength <= maxBody_) return true;
+  fail(DecodeError::BodyTooLarge,
+       fmt::format("body length {} (expected: <= {})", header.bodyLength, maxBody_));
+  return false;
+}
+
+bool FrameDecoder::deliver(const FrameView& frame, FrameSink& sink) {
+  ++frames_;
+  // Stopped until the sink says otherwise: a throwing sink leaves the decoder stopped.
+  stopped_ = true;
+  stopped_ = !sink.onFrame(frame);
+  if (stopped_) releasePartial();
+  return !stopped_;
+}
+
+bool FrameDecoder::deliverPartial(const Header& header, FrameSink& sink) {
+  // The buffer is released even when the sink throws: the frame is consumed either way.
+  struct Release {
+    FrameDecoder& decoder;
+    ~Release() { decoder.releasePartial(); }
+  } release{*this};
+  return deliver(header.view(partial_), sink);
+}
+
+void FrameDecoder::releasePartial() noexcept {
+  if (partial_.capacity() > kKeptCapacity) {
+    std::string().swap(partial_);
+  } else {
+    partial_.clear();
+  }
+}
+
+DecodeError FrameDecoder::fail(DecodeError error, std::string reason) {
+  error_ = error;
+  reason_ = std::move(reason);
+  releasePartial();
+  return error_;
+}
+
+}  // namespace wheelbeat::net

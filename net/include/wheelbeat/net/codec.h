@@ -63,7 +63,9 @@ struct FrameView {
 };
 
 // Appends one whole frame (header + body) to `out`. Throws std::invalid_argument if the body is
-// longer than maxBodyBytes (message names the size and the limit); `out` is then unchanged.
+// longer than maxBodyBytes or 2^31 - 1 (message names the size and the limit, e.g.
+// "encodeFrame: body length 9000000 (expected: <= 8388608)"); `out` is then unchanged.
+// `flags` and `status` are written as given (a response's flags have no kRequest bit).
 void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std::uint64_t id,
                  std::string_view body, std::size_t maxBodyBytes = CodecOptions{}.maxBodyBytes);
 
@@ -74,16 +76,18 @@ void encodeHeartbeatResponse(std::string& out, std::uint64_t id);
 // Why a stream was refused. The decoder stops at the first error: the channel must be closed.
 enum class DecodeError {
   None,
-  BadMagic,         // the first two bytes of a header are not DA BB
-  BodyTooLarge,     // the header announces a body above maxBodyBytes
-  TruncatedAtEof,   // finish(): the stream ended inside a frame
+  BadMagic,        // the first two bytes of a header are not DA BB
+  BodyTooLarge,    // the header announces a body above maxBodyBytes
+  TruncatedAtEof,  // finish(): the stream ended inside a frame
 };
 
 // "none", "bad-magic", "body-too-large", "truncated-at-eof".
 [[nodiscard]] std::string_view decodeErrorName(DecodeError error) noexcept;
 
 // Receives decoded frames. Return false to stop decoding (e.g. the handler closed the channel):
-// the rest of the input is dropped and the decoder refuses further input.
+// the rest of the input is dropped and the decoder refuses further input (see stopped()).
+// onFrame must not call feed() or finish() of the decoder that calls it (std::logic_error). An
+// exception thrown by onFrame leaves feed() and stops the decoder as if onFrame returned false.
 class FrameSink {
 public:
   virtual ~FrameSink() = default;
@@ -92,7 +96,14 @@ public:
 
 // Incremental decoder for one byte stream: frames may arrive split or merged in any way.
 // Complete frames inside one feed() are delivered without copying; only a frame split across
-// feeds is assembled in an internal buffer (at most one header + one body, never more).
+// feeds is assembled in an internal buffer (at most one header + one body, never more). The
+// buffer reserves the announced frame size once its header is complete (one allocation per split
+// frame, never byte-by-byte growth) and gives back a capacity above 64 KiB once that frame is
+// delivered, so one big frame does not pin megabytes for the life of a channel.
+//
+// Errors are found as early as the bytes allow: bad magic once the first two bytes of a header
+// are in, a body length above the limit once the header is complete (the body is never
+// buffered). The limit is min(maxBodyBytes, 2^31 - 1): Dubbo's length field is a signed int.
 class FrameDecoder {
 public:
   explicit FrameDecoder(CodecOptions options = {});
@@ -100,11 +111,19 @@ public:
   // Decodes `data`, calling sink.onFrame() for each complete frame in order. Returns None, or
   // the error that ended the stream (error() and reason() then describe it; every later feed()
   // returns it again without reading). Frames before the error in the same input are delivered.
+  // After a sink returned false, feed() returns None without reading anything (stopped() tells
+  // the two apart): a handler that stopped the stream owns its outcome.
   DecodeError feed(std::string_view data, FrameSink& sink);
 
   // The stream ended (EOF): TruncatedAtEof if a partial frame is buffered, else the current
-  // error (None when clean).
+  // error (None when clean, and None after a sink stop: the dropped rest is not a truncation).
+  // A clean finish() changes nothing; a TruncatedAtEof is kept like any other error.
   DecodeError finish();
+
+  // A sink returned false (or threw): the decoder reads nothing more.
+  [[nodiscard]] bool stopped() const noexcept { return stopped_; }
+  // Capacity of the internal buffer (for memory accounting and tests of the release rule).
+  [[nodiscard]] std::size_t bufferCapacity() const noexcept { return partial_.capacity(); }
 
   [[nodiscard]] DecodeError error() const noexcept { return error_; }
   // Human-readable cause, naming the value and the expectation, e.g.
@@ -117,10 +136,23 @@ public:
   [[nodiscard]] std::size_t buffered() const noexcept { return partial_.size(); }
 
 private:
+  struct Header;
+  std::string_view continuePartial(std::string_view data, FrameSink& sink);
+  std::string_view decodeWhole(std::string_view data, FrameSink& sink);
+  void startPartial(std::string_view rest);
+  bool checkMagic(std::string_view bytes);
+  bool checkHeader(std::string_view bytes, Header& header);
+  bool deliver(const FrameView& frame, FrameSink& sink);
+  bool deliverPartial(const Header& header, FrameSink& sink);
+  void releasePartial() noexcept;
+  DecodeError fail(DecodeError error, std::string reason);
+
   CodecOptions options_;
+  std::size_t maxBody_;  // min(options_.maxBodyBytes, 2^31 - 1)
   std::string partial_;  // a frame split across feeds: its bytes so far
   DecodeError error_ = DecodeError::None;
-  bool stopped_ = false;  // a sink returned false
+  bool stopped_ = false;  // a sink returned false or threw
+  bool inFeed_ = false;   // re-entrance guard: onFrame calling back into its decoder
   std::string reason_;
   std::uint64_t frames_ = 0;
 };
