@@ -49,8 +49,8 @@ void FailbackListener::onRetryScheduled(FailbackOp /*op*/, const std::string& /*
                                         std::chrono::nanoseconds /*delay*/) {}
 void FailbackListener::onRecovered(FailbackOp /*op*/, const std::string& /*key*/,
                                    std::int64_t /*attempts*/) {}
-void FailbackListener::onGiveUp(FailbackOp /*op*/, const std::string& /*key*/,
-                                GiveUp /*reason*/, const CallResult& /*lastFailure*/) {}
+void FailbackListener::onGiveUp(FailbackOp /*op*/, const std::string& /*key*/, GiveUp /*reason*/,
+                                const CallResult& /*lastFailure*/) {}
 void FailbackListener::onRejected(const std::string& /*key*/, std::int64_t /*pending*/) {}
 
 std::string FailbackMetricsSnapshot::toString() const {
@@ -62,8 +62,8 @@ std::string FailbackMetricsSnapshot::toString() const {
 
 FailbackMetricsSnapshot FailbackMetrics::snapshot() const noexcept {
   constexpr auto r = std::memory_order_relaxed;
-  return {failures.load(r),  retriesScheduled.load(r), recovered.load(r), cancelled.load(r),
-          giveUps.load(r),   budgetExhausted.load(r),  rejected.load(r)};
+  return {failures.load(r), retriesScheduled.load(r), recovered.load(r), cancelled.load(r),
+          giveUps.load(r),  budgetExhausted.load(r),  rejected.load(r)};
 }
 
 }  // namespace wheelbeat::tasks

@@ -1,13 +1,15 @@
-// wheelbeat::tasks — the layer above the shared wheel (wheelbeat::core). Built so far: the retry
-// policy (RetryOptions, RetryState: backoff, jitter, attempts, deadline, per-error rules), the
-// shared RetryBudget, and the self-re-arming timer tasks over the Channel interface:
-// AbstractTimerTask, HeartbeatTimerTask, ReconnectTimerTask, CloseTimerTask (HeartbeatOptions),
-// observed through TaskListener and TaskMetrics. Failback is not implemented yet.
+// wheelbeat::tasks — the layer above the shared wheel (wheelbeat::core): the retry policy
+// (RetryOptions, RetryState: backoff, jitter, attempts, deadline, per-error rules), the shared
+// RetryBudget, the self-re-arming timer tasks over the Channel interface (AbstractTimerTask,
+// HeartbeatTimerTask, ReconnectTimerTask, CloseTimerTask; HeartbeatOptions) observed through
+// TaskListener and TaskMetrics, and failback (FailbackRegistry over a RegistryBackend,
+// FailbackInvoker; FailbackOptions) observed through FailbackListener and FailbackMetrics.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/tasks/abstract_timer_task.h>
 #include <wheelbeat/tasks/channel.h>
+#include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/retry_budget.h>
 #include <wheelbeat/tasks/retry_policy.h>
