@@ -1,13 +1,15 @@
 # wheelbeat: the developer's and CI's entry point. On a fresh Debian 12 machine:
 #
 #   make demo    install missing packages, build, run the wheel tour (samples/wheel_tour.cpp)
-#   make test    build and run every test in three configurations (see below)
+#   make test    build and run every test in three configurations, then fuzz the codec (below)
+#   make fuzz    only the fuzz stage: the frame decoder under libFuzzer for FUZZ_SECONDS, stats
 #
-# Other targets: deps, build, bench [ARGS=...], test-rel, test-asan, test-tsan, format,
-# format-check, tidy, clean, help.
+# Other targets: deps, build, bench [ARGS=...], test-rel, test-asan, test-tsan, test-fuzz,
+# format, format-check, tidy, clean, help.
 #
 # Build trees: build/ (RelWithDebInfo, every executable in build/bin/), build-asan/ (ASan+UBSan),
-# build-tsan/ (TSan). Knobs: JOBS, GENERATOR, TEST_TIMEOUT, CTEST_JOBS, SAN_BUILD_TYPE, ARGS.
+# build-tsan/ (TSan), build-fuzz/ (clang, tests/fuzz/ only: one ctest test, the bounded fuzz run).
+# Knobs: JOBS, GENERATOR, TEST_TIMEOUT, CTEST_JOBS, SAN_BUILD_TYPE, ARGS, FUZZ_SECONDS.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
@@ -16,6 +18,9 @@ SHELL := /bin/bash
 .NOTPARALLEL:
 
 DEB_PACKAGES := cmake g++ pkg-config libuv1-dev nlohmann-json3-dev doctest-dev libfmt-dev
+# The fuzz stage: clang, and libFuzzer's runtime, which clang only recommends (so
+# --no-install-recommends leaves it out): libclang-rt-dev pulls the one matching Debian's clang.
+DEB_PACKAGES += clang libclang-rt-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -46,12 +51,19 @@ asan_ARGS := -DWHEELBEAT_SANITIZE=address -DWHEELBEAT_BUILD_BENCH=OFF \
 tsan_DIR := build-tsan
 tsan_ARGS := -DWHEELBEAT_SANITIZE=thread -DWHEELBEAT_BUILD_BENCH=OFF \
              -DCMAKE_BUILD_TYPE=$(SAN_BUILD_TYPE) -DCMAKE_CXX_FLAGS_DEBUG="$(SAN_DEBUG_FLAGS)"
-CONFIGS := rel asan tsan
+# The fuzz stage is a project of its own (tests/fuzz/) built with clang: <name>_SRC and <name>_ENV
+# default to the top directory and nothing. Its one test fuzzes for FUZZ_SECONDS (~15 s build).
+FUZZ_SECONDS ?= 60
+fuzz_DIR := build-fuzz
+fuzz_SRC := tests/fuzz
+fuzz_ENV := CC=clang CXX=clang++
+fuzz_ARGS := -DWHEELBEAT_FUZZ_SECONDS=$(FUZZ_SECONDS)
+CONFIGS := rel asan tsan fuzz
 
 FORMAT_FILES = $(shell find core tasks net config samples tests \
                  \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) 2>/dev/null)
 
-.PHONY: help deps build demo bench test clean format format-check tidy \
+.PHONY: help deps build demo bench test fuzz clean format format-check tidy \
         $(addprefix build-,$(CONFIGS)) $(addprefix test-,$(CONFIGS)) $(addprefix ctest-,$(CONFIGS))
 
 help:
@@ -73,7 +85,8 @@ deps:
 
 # build-<config>: configure (generator chosen only for a new tree) and build.
 $(foreach c,$(CONFIGS),$(eval build-$(c): deps ; \
-	cmake -S . -B $($(c)_DIR) $$(if $$(wildcard $($(c)_DIR)/CMakeCache.txt),,-G "$$(GENERATOR)") \
+	$($(c)_ENV) cmake -S $(or $($(c)_SRC),.) -B $($(c)_DIR) \
+	  $$(if $$(wildcard $($(c)_DIR)/CMakeCache.txt),,-G "$$(GENERATOR)") \
 	  $($(c)_ARGS) --log-level=WARNING && \
 	cmake --build $($(c)_DIR) -j $$(JOBS)))
 
@@ -92,6 +105,10 @@ demo: build
 
 bench: build
 	./build/bin/wheelbeat_bench $(ARGS)
+
+# The fuzz stage alone, then libFuzzer's final statistics (executions, exec/s, peak RSS).
+fuzz: test-fuzz
+	@grep -E '^(stat::|Done [0-9]+ runs|replayed)' $(fuzz_DIR)/Testing/Temporary/LastTest.log || true
 
 # Every configuration is built and tested even if an earlier one has failing tests (a build that
 # fails stops at once). Last line: one summary in ctest's own format, summed over the
