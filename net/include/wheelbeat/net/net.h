@@ -1,8 +1,15 @@
-// wheelbeat::net — libuv event loop, TCP channels, the Dubbo-2 exchange codec and registry
-// clients; the only layer that includes <uv.h>. Not implemented yet: this header only reserves
-// the namespace so the layer's target and include path exist.
+// wheelbeat::net — the libuv layer: an event loop on its own thread (EventLoop), TCP channels
+// (Channel) driven by the heartbeat / reconnect / close-idle tasks on the shared wheel, a server
+// (TcpServer), a self-healing client (TcpClient), request/response correlation
+// (Channel::request), and the Dubbo-2 exchange codec. Only net/'s sources include <uv.h>: these
+// headers do not, so users need no libuv headers.
 #pragma once
 
+#include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/codec.h>
+#include <wheelbeat/net/error.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/options.h>
+#include <wheelbeat/net/tcp_client.h>
+#include <wheelbeat/net/tcp_server.h>
 #include <wheelbeat/tasks/tasks.h>
-
-namespace wheelbeat::net {}

@@ -1,0 +1,73 @@
+// EventLoop: one libuv loop on its own thread, shared by any number of servers and clients.
+//
+// Posting
+//   post(fn) queues fn to run on the loop thread, in post order, and wakes the loop with one
+//   uv_async_send. Posts are coalesced: everything posted before the loop wakes runs in that one
+//   wake-up (a mutex-protected vector is swapped out by the async callback), so 5 000 heartbeats
+//   handed over by one wheel tick cost one wake-up, not 5 000.
+//
+// Shutdown
+//   stop() refuses further posts, runs what was already posted, closes every handle still open
+//   (channels still open see CloseKind::LoopStopped), runs the loop until every close callback
+//   has run, then calls uv_loop_close() and joins the thread. Its result is uv_loop_close()'s:
+//   0 means every handle was closed. Stop servers and clients (TcpServer::stop(),
+//   TcpClient::close()) before the loop: that is the graceful order; stop() is the safety net.
+//
+// Threads
+//   post(), call(), isLoopThread(), isStopped(), the counters: any thread. stop(): any thread but
+//   the loop thread (it joins it). Posted functions run on the loop thread; one that throws is
+//   logged (core::log, Error) and counted; the loop goes on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+struct uv_loop_s;  // libuv's loop (uv_loop_t), kept opaque so this header needs no <uv.h>
+
+namespace wheelbeat::net {
+
+class EventLoop {
+public:
+  // Initialises the loop and starts its thread (named `name`, up to 15 characters are kept).
+  // Throws std::runtime_error if libuv cannot initialise the loop.
+  explicit EventLoop(std::string name = "wheelbeat-loop");
+  // stop() (its result is logged if not 0).
+  ~EventLoop();
+
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // Queues fn for the loop thread. Returns false (fn dropped, not run) once stop() has begun.
+  // From the loop thread itself fn is queued too (never run inside post()).
+  bool post(std::function<void()> fn);
+
+  // Runs fn on the loop thread and waits for it: inline when called on the loop thread. An
+  // exception fn throws is rethrown to the caller. Returns false (fn not run) if the loop is
+  // stopping or stopped.
+  bool call(const std::function<void()>& fn);
+
+  [[nodiscard]] bool isLoopThread() const noexcept;
+  [[nodiscard]] bool isStopped() const noexcept;
+
+  // See "Shutdown". Returns uv_loop_close()'s result (0 = clean); a second call returns the
+  // first call's result. Throws std::logic_error on the loop thread.
+  int stop();
+
+  // Async wake-ups handled, functions run, and functions that threw, so far.
+  [[nodiscard]] std::uint64_t wakeups() const noexcept;
+  [[nodiscard]] std::uint64_t tasksRun() const noexcept;
+  [[nodiscard]] std::uint64_t taskErrors() const noexcept;
+
+  // The libuv loop, for net/ internals and code that adds its own handles (loop thread only;
+  // every such handle must be closed before stop(), or stop() reports UV_EBUSY).
+  [[nodiscard]] uv_loop_s* native() const noexcept;
+
+  class Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wheelbeat::net

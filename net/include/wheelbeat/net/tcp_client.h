@@ -1,0 +1,88 @@
+// TcpClient: one connection to a server that keeps itself alive. A HeartbeatTimerTask and a
+// ReconnectTimerTask on the shared wheel watch the client's channel: heartbeats when the
+// connection is idle, and a reconnect (backoff with jitter from heartbeat.reconnectBackoff) when
+// it is down or read-idle beyond idleTimeout (half-open). The channel (channel()) is one stable
+// object across reconnects: each (re)connect swaps the socket underneath it.
+//
+//   TcpClient client(loop, timer, options, ChannelHandler{
+//       .onClosed = [](Channel&, const CloseReason& why) { fmt::print("closed: {}\n", why); }});
+//   client.start();
+//   client.channel().request("ping", 1s, [](const CallResult& r) { /* loop thread */ });
+//   ...
+//   client.close();   // tasks cancelled, socket closed; no reconnect after this
+//
+// States: Disconnected (initially, and after a connection or an attempt failed) -> Connecting ->
+// Connected -> Disconnected -> Connecting ... ; Closed (close(): final). The state callback runs
+// on the loop thread for every change, before the handler's onConnected/onClosed of that change.
+// Every connection and every failed attempt ends with exactly one onClosed(reason): refused,
+// connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open), closed-by-owner.
+//
+// The connect timeout is a one-shot on the shared wheel (no uv_timer per client): cancelled when
+// the attempt completes, so an idle client holds exactly the two task timeouts.
+//
+// Threads: start(), close(), state(), channel() and the counters: any thread. Off the loop
+// thread close() waits until the client is Closed; on the loop thread it only begins closing.
+#pragma once
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/options.h>
+#include <wheelbeat/tasks/task_listener.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+namespace wheelbeat::net {
+
+enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, Closed };
+// "disconnected", "connecting", "connected", "closed".
+[[nodiscard]] std::string_view clientStateName(ClientState state) noexcept;
+
+namespace detail {
+class ClientChannel;
+}
+
+class TcpClient {
+public:
+  using StateCallback = std::function<void(ClientState from, ClientState to)>;
+
+  // Validates `options` (std::invalid_argument, see options.h); options.server.host must be an
+  // IP literal (a host name fails each attempt as refused/EINVAL). The loop and the timer must
+  // outlive the client. `listener`/`metrics` observe its heartbeat and reconnect tasks.
+  TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
+            ChannelHandler handler = {}, StateCallback onStateChange = {},
+            std::shared_ptr<tasks::TaskListener> listener = nullptr,
+            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+  // close().
+  ~TcpClient();
+
+  TcpClient(const TcpClient&) = delete;
+  TcpClient& operator=(const TcpClient&) = delete;
+
+  // Starts the first connect and the heartbeat and reconnect tasks. Throws std::logic_error if
+  // called twice or after close(), and what the timer throws (TimerStoppedError, ...).
+  void start();
+
+  // Closes for good: cancels the heartbeat and reconnect tasks and the connect timeout at once
+  // (their timeouts leave timer.pendingTimeouts() before this returns), closes the socket
+  // (onClosed: ClosedByOwner with `reason`), fails pending requests, and never reconnects.
+  // Idempotent. Also what channel().close(reason) does, without the waiting.
+  void close(std::string_view reason = "closed by owner");
+
+  [[nodiscard]] ClientState state() const noexcept;
+  // The stable channel (send, request, attachment, timestamps). Valid as long as the client.
+  [[nodiscard]] Channel& channel() const noexcept;
+  // Connect attempts begun so far (the first one included).
+  [[nodiscard]] std::uint64_t connectAttempts() const noexcept;
+
+private:
+  EventLoop& loop_;
+  std::shared_ptr<tasks::TaskListener> listener_;
+  std::shared_ptr<tasks::TaskMetrics> metrics_;
+  std::shared_ptr<detail::ClientChannel> channel_;
+};
+
+}  // namespace wheelbeat::net

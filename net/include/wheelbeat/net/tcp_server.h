@@ -1,0 +1,72 @@
+// TcpServer: accepts TCP connections on a shared EventLoop, one net::Channel per connection, each
+// watched by a CloseTimerTask on the shared wheel (closes it when read- or write-idle beyond
+// ServerOptions::heartbeat.resolved().closeTimeout). Heartbeat requests are answered by the
+// channel itself (one whole 17-byte response, same id); every other frame goes to the handler.
+//
+//   EventLoop loop;
+//   core::HashedWheelTimer& timer = sharedTimer();
+//   TcpServer server(loop, timer, options, ChannelHandler{
+//       .onFrame = [](Channel& ch, const FrameView& f) {
+//         if (f.isRequest()) (void)ch.send(f.serialization(), kStatusOk, f.id, "pong");
+//       }});
+//   std::uint16_t port = server.listen();   // options.listen.port 0 = an ephemeral port
+//   ...
+//   server.stop();                          // every channel closed when it returns
+//
+// Threads: listen(), stop(), port(), connections(): any thread. Off the loop thread listen() and
+// stop() wait for the loop; on the loop thread (inside a handler) listen() runs inline and stop()
+// only begins the shutdown. The handler's callbacks run on the loop thread.
+#pragma once
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/options.h>
+#include <wheelbeat/tasks/task_listener.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace wheelbeat::net {
+
+namespace detail {
+class ServerCore;
+}
+
+class TcpServer {
+public:
+  // Validates `options` (std::invalid_argument, see options.h). The loop and the timer must
+  // outlive the server. `listener`/`metrics` observe the close-idle tasks (may be null).
+  TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
+            ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener = nullptr,
+            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+  // stop().
+  ~TcpServer();
+
+  TcpServer(const TcpServer&) = delete;
+  TcpServer& operator=(const TcpServer&) = delete;
+
+  // Binds options.listen (an IP literal) and starts accepting. Returns the bound port (the
+  // ephemeral one for port 0). Throws NetException (e.g. EADDRINUSE, EINVAL for a host name),
+  // std::logic_error when called twice or after stop(), std::runtime_error if the loop stopped.
+  std::uint16_t listen();
+  // The bound port; 0 before listen().
+  [[nodiscard]] std::uint16_t port() const noexcept;
+  // Channels open now (accepted, not yet fully closed).
+  [[nodiscard]] std::size_t connections() const noexcept;
+  // Connections accepted since construction.
+  [[nodiscard]] std::uint64_t accepted() const noexcept;
+
+  // Graceful stop: stops accepting, closes every channel (onClosed: ClosedByOwner "server
+  // stopped"), cancels their close-idle tasks; off the loop thread it returns once the listener
+  // and every channel are fully closed. Idempotent. If the loop is already stopping, its own
+  // shutdown closes everything and stop() returns at once.
+  void stop();
+
+private:
+  EventLoop& loop_;
+  std::shared_ptr<detail::ServerCore> core_;
+};
+
+}  // namespace wheelbeat::net

@@ -1,0 +1,18 @@
+// Endpoint <-> sockaddr for IP literals (IPv4 or IPv6). Private to net/.
+#pragma once
+
+#include <wheelbeat/net/error.h>
+#include <wheelbeat/net/options.h>
+
+#include <uv.h>
+
+namespace wheelbeat::net::detail {
+
+// Fills `out` from an IPv4 or IPv6 literal; UV_EINVAL for anything else (host names are not
+// resolved here: that would block the loop).
+[[nodiscard]] NetError toSockaddr(const Endpoint& endpoint, sockaddr_storage& out) noexcept;
+// The address of a connected/bound socket; {"?", 0} if libuv cannot tell.
+[[nodiscard]] Endpoint peerOf(const uv_tcp_t* tcp);
+[[nodiscard]] Endpoint localOf(const uv_tcp_t* tcp);
+
+}  // namespace wheelbeat::net::detail

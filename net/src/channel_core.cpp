@@ -1,0 +1,293 @@
+#include "channel_core.h"
+
+#include <utility>
+
+namespace wheelbeat::net {
+
+std::string_view sendResultName(SendResult result) noexcept {
+  switch (result) {
+    case SendResult::Queued: return "queued";
+    case SendResult::QueueFull: return "queue-full";
+    case SendResult::NotConnected: return "not-connected";
+    case SendResult::BodyTooLarge: return "body-too-large";
+  }
+  return "unknown";
+}
+
+std::string_view callStatusName(CallStatus status) noexcept {
+  switch (status) {
+    case CallStatus::Ok: return "ok";
+    case CallStatus::Timeout: return "timeout";
+    case CallStatus::Closed: return "closed";
+  }
+  return "unknown";
+}
+
+namespace detail {
+namespace {
+
+std::atomic<std::uint64_t> nextChannelId{1};
+constexpr std::size_t kHeartbeatFrameBytes = kHeaderSize + 1;
+
+// One uv_write: the bytes stay alive until libuv's write callback.
+struct WriteReq {
+  uv_write_t req{};
+  std::string data;
+  ChannelCore* channel = nullptr;
+};
+
+}  // namespace
+
+ChannelCore::ChannelCore(const ChannelConfig& config)
+    : loop_(config.loop),
+      timer_(config.timer),
+      handler_(config.handler),
+      codec_(config.codec),
+      maxSendQueueBytes_(config.maxSendQueueBytes),
+      id_(nextChannelId.fetch_add(1, std::memory_order_relaxed)) {
+  stampBoth();
+}
+
+ChannelCore::~ChannelCore() = default;
+
+std::chrono::nanoseconds ChannelCore::lastRead() const noexcept {
+  return std::chrono::nanoseconds(lastRead_.load(std::memory_order_acquire));
+}
+std::chrono::nanoseconds ChannelCore::lastWrite() const noexcept {
+  return std::chrono::nanoseconds(lastWrite_.load(std::memory_order_acquire));
+}
+bool ChannelCore::isConnected() const noexcept {
+  return connected_.load(std::memory_order_acquire);
+}
+bool ChannelCore::isClosed() const noexcept { return closed_.load(std::memory_order_acquire); }
+std::chrono::nanoseconds ChannelCore::lastHeartbeatRtt() const noexcept {
+  return std::chrono::nanoseconds(heartbeatRtt_.load(std::memory_order_relaxed));
+}
+std::size_t ChannelCore::queuedBytes() const noexcept {
+  return queued_.load(std::memory_order_relaxed);
+}
+std::uint64_t ChannelCore::heartbeatsAnswered() const noexcept {
+  return answered_.load(std::memory_order_relaxed);
+}
+
+void ChannelCore::stampBoth() noexcept {
+  const std::int64_t now = timer_.now().count();
+  lastRead_.store(now, std::memory_order_release);
+  lastWrite_.store(now, std::memory_order_release);
+}
+
+// Send path
+
+template <typename Encode>
+SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
+  if (!isConnected()) return SendResult::NotConnected;
+  if (queued_.fetch_add(bytes, std::memory_order_acq_rel) + bytes > maxSendQueueBytes_) {
+    queued_.fetch_sub(bytes, std::memory_order_acq_rel);
+    return SendResult::QueueFull;
+  }
+  bool wake = false;
+  {
+    std::lock_guard lock(outMutex_);
+    wake = outbox_.empty();  // a flush is already on its way otherwise
+    encode(outbox_);
+  }
+  // Inside a read callback the read path flushes once at its end (answers leave in one write).
+  if (wake && !(loop_.isLoopThread() && inRead_)) {
+    loop_.post([self = shared_from_this()] { self->flush(); });
+  }
+  return SendResult::Queued;
+}
+
+SendResult ChannelCore::send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
+                             std::string_view body) {
+  if (body.size() > codec_.maxBodyBytes) return SendResult::BodyTooLarge;
+  return enqueue(kHeaderSize + body.size(), [&](std::string& out) {
+    encodeFrame(out, flags, status, id, body, codec_.maxBodyBytes);
+  });
+}
+
+void ChannelCore::sendHeartbeat() {
+  const std::uint64_t hbId = heartbeatId_.fetch_add(1, std::memory_order_relaxed) + 1;
+  heartbeatSentAt_.store(timer_.now().count(), std::memory_order_relaxed);
+  const SendResult r = enqueue(kHeartbeatFrameBytes,
+                               [hbId](std::string& out) { encodeHeartbeatRequest(out, hbId); });
+  if (r != SendResult::Queued) {
+    core::log(core::LogLevel::Debug, "wheelbeat: channel {}: heartbeat not sent: {}", id_,
+              sendResultName(r));
+  }
+}
+
+RequestResult ChannelCore::request(std::string_view body, std::chrono::nanoseconds timeout,
+                                   ResponseCallback done, std::uint8_t serialization) {
+  if (!isConnected()) return {SendResult::NotConnected, 0};
+  if (body.size() > codec_.maxBodyBytes) return {SendResult::BodyTooLarge, 0};
+  auto pending = tracker(true);
+  const std::uint64_t reqId = pending->add(std::move(done), timeout);
+  const auto flags = static_cast<std::uint8_t>(flag::kRequest | flag::kTwoWay |
+                                               (serialization & flag::kSerializationMask));
+  const SendResult r = send(flags, 0, reqId, body);
+  if (r != SendResult::Queued) pending->drop(reqId);
+  return {r, reqId};
+}
+
+std::shared_ptr<RequestTracker> ChannelCore::tracker(bool create) {
+  std::lock_guard lock(outMutex_);
+  if (!tracker_ && create) tracker_ = std::make_shared<RequestTracker>(loop_, timer_);
+  return tracker_;
+}
+
+void ChannelCore::flush() noexcept {
+  std::string data;
+  {
+    std::lock_guard lock(outMutex_);
+    data.swap(outbox_);  // leaves outbox_ without capacity: an idle channel holds no buffer
+  }
+  if (data.empty()) return;
+  const std::size_t size = data.size();
+  if (stream_ == nullptr || stream_->isClosing()) {
+    queued_.fetch_sub(size, std::memory_order_acq_rel);
+    return;
+  }
+  auto* w = new WriteReq{{}, std::move(data), this};
+  w->req.data = w;
+  uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(size));
+  if (int rc = uv_write(&w->req, asStream(stream_->tcp()), &buf, 1, &ChannelCore::onWritten);
+      rc != 0) {
+    queued_.fetch_sub(size, std::memory_order_acq_rel);
+    delete w;
+    closeStream(*stream_, reasonFromError(NetError(rc), false, "write"));
+  }
+}
+
+void ChannelCore::onWritten(uv_write_t* req, int status) noexcept {
+  std::unique_ptr<WriteReq> w(static_cast<WriteReq*>(req->data));
+  ChannelCore& self = *w->channel;  // alive: its Stream holds it until the close callback
+  self.queued_.fetch_sub(w->data.size(), std::memory_order_acq_rel);
+  if (status == 0) {
+    self.lastWrite_.store(self.timer_.now().count(), std::memory_order_release);
+  } else if (status != UV_ECANCELED) {
+    self.closeStream(*Stream::of(req->handle), reasonFromError(NetError(status), false, "write"));
+  }
+}
+
+void ChannelCore::dropOutbox() noexcept {
+  std::size_t dropped = 0;
+  {
+    std::lock_guard lock(outMutex_);
+    dropped = outbox_.size();
+    std::string().swap(outbox_);
+  }
+  queued_.fetch_sub(dropped, std::memory_order_acq_rel);
+}
+
+// Read path
+
+void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
+  if (&stream != stream_ || stream.isClosing()) return;
+  lastRead_.store(timer_.now().count(), std::memory_order_release);
+  inRead_ = true;
+  const DecodeError error = stream.decoder().feed(data, *this);
+  inRead_ = false;
+  if (error != DecodeError::None && !stream.isClosing()) {
+    closeStream(stream, CloseReason{CloseKind::Protocol,
+                                    {},
+                                    fmt::format("{}: {}", decodeErrorName(error),
+                                                stream.decoder().reason())});
+  }
+  flush();
+}
+
+void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
+  if (error.code() != UV_EOF) {
+    closeStream(stream, reasonFromError(error, false, "read"));
+    return;
+  }
+  if (stream.decoder().finish() == DecodeError::TruncatedAtEof) {
+    closeStream(stream,
+                CloseReason{CloseKind::Protocol, error,
+                            fmt::format("truncated-at-eof: {}", stream.decoder().reason())});
+  } else {
+    closeStream(stream, CloseReason{CloseKind::Eof, error, "peer closed the connection"});
+  }
+}
+
+bool ChannelCore::onFrame(const FrameView& frame) {
+  if (frame.isHeartbeat()) {
+    if (frame.isRequest()) {
+      answerHeartbeat(frame.id);
+    } else {
+      heartbeatAnswered(frame.id);
+    }
+  } else if (frame.isRequest() || !claimed(frame)) {
+    if (handler_ && handler_->onFrame) {
+      safely("onFrame", [&] { handler_->onFrame(*this, frame); });
+    }
+  }
+  return stream_ != nullptr && !stream_->isClosing();  // the handler may have closed us
+}
+
+bool ChannelCore::claimed(const FrameView& frame) {
+  auto pending = tracker(false);
+  return pending && pending->complete(frame);
+}
+
+void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
+  const SendResult r =
+      enqueue(kHeartbeatFrameBytes, [id](std::string& out) { encodeHeartbeatResponse(out, id); });
+  if (r == SendResult::Queued) answered_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
+  if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
+  const std::int64_t sent = heartbeatSentAt_.load(std::memory_order_relaxed);
+  heartbeatRtt_.store(timer_.now().count() - sent, std::memory_order_relaxed);
+}
+
+// Connect / close path
+
+void ChannelCore::setCurrent(Stream* stream) noexcept { stream_ = stream; }
+
+void ChannelCore::attach(Stream* stream) noexcept {
+  stream_ = stream;
+  stampBoth();
+  uv_tcp_nodelay(stream->tcp(), 1);  // heartbeats and small frames must not wait for Nagle
+  if (NetError e = stream->startReading()) {
+    closeStream(*stream, reasonFromError(e, false, "start reading"));
+    return;
+  }
+  connected_.store(true, std::memory_order_release);
+  if (handler_ && handler_->onConnected) {
+    safely("onConnected", [&] { handler_->onConnected(*this); });
+  }
+}
+
+void ChannelCore::closeStream(Stream& stream, CloseReason why) noexcept {
+  if (&stream == stream_) connected_.store(false, std::memory_order_release);
+  stream.close(std::move(why));
+}
+
+bool ChannelCore::closeCurrent(CloseReason why) noexcept {
+  if (stream_ == nullptr) return false;
+  closeStream(*stream_, std::move(why));
+  return true;
+}
+
+void ChannelCore::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
+  if (&stream == stream_) {
+    stream_ = nullptr;
+    connected_.store(false, std::memory_order_release);
+  }
+  dropOutbox();
+  if (auto pending = tracker(false)) {
+    safely("failing pending requests", [&] { pending->failAll(fmt::format("{}", reason)); });
+  }
+}
+
+void ChannelCore::notifyClosed(const CloseReason& reason) noexcept {
+  if (handler_ && handler_->onClosed) {
+    safely("onClosed", [&] { handler_->onClosed(*this, reason); });
+  }
+}
+
+}  // namespace detail
+}  // namespace wheelbeat::net

@@ -1,0 +1,142 @@
+// ChannelCore: what server and client channels share — timestamps, the bounded outbox, the read
+// path (decode, answer heartbeats, claim responses, hand the rest to the handler), the write
+// path (one uv_write per flush, whole frames only) and the close path. Private to net/.
+//
+// Threads: the public (net::Channel) methods follow channel.h. Methods marked "loop" run on the
+// loop thread only.
+#pragma once
+
+#include "request_tracker.h"
+#include "stream.h"
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/core/log.h>
+#include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/event_loop.h>
+
+#include <any>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace wheelbeat::net::detail {
+
+struct ChannelConfig {
+  EventLoop& loop;
+  core::HashedWheelTimer& timer;
+  std::shared_ptr<const ChannelHandler> handler;
+  CodecOptions codec;
+  std::size_t maxSendQueueBytes;
+};
+
+class ChannelCore : public Channel,
+                    public FrameSink,
+                    public std::enable_shared_from_this<ChannelCore> {
+public:
+  explicit ChannelCore(const ChannelConfig& config);
+  ~ChannelCore() override;
+  ChannelCore(const ChannelCore&) = delete;
+  ChannelCore& operator=(const ChannelCore&) = delete;
+
+  // tasks::Channel (any thread).
+  [[nodiscard]] std::chrono::nanoseconds lastRead() const noexcept override;
+  [[nodiscard]] std::chrono::nanoseconds lastWrite() const noexcept override;
+  [[nodiscard]] bool isConnected() const noexcept override;
+  [[nodiscard]] bool isClosed() const noexcept override;
+  void sendHeartbeat() override;
+
+  // net::Channel (any thread).
+  [[nodiscard]] SendResult send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
+                                std::string_view body) override;
+  RequestResult request(std::string_view body, std::chrono::nanoseconds timeout,
+                        ResponseCallback done, std::uint8_t serialization) override;
+  [[nodiscard]] std::uint64_t id() const noexcept override { return id_; }
+  [[nodiscard]] const Endpoint& remote() const noexcept override { return remote_; }
+  [[nodiscard]] std::any& attachment() noexcept override { return attachment_; }
+  [[nodiscard]] std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override;
+  [[nodiscard]] std::size_t queuedBytes() const noexcept override;
+  [[nodiscard]] std::uint64_t heartbeatsAnswered() const noexcept override;
+
+  // Read path (loop): called by the current Stream.
+  void onRead(Stream& stream, std::string_view data) noexcept;
+  void onReadError(Stream& stream, NetError error) noexcept;
+  bool onFrame(const FrameView& frame) override;
+  // Write path (loop): writes the whole outbox with one uv_write.
+  void flush() noexcept;
+  // Close path (loop): the stream's close callback (the socket is fully closed).
+  virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
+
+protected:
+  // Makes `stream` the connection (loop): stamps both times, starts reading, marks connected
+  // and calls onConnected. A stream that fails to start reading is closed instead.
+  void attach(Stream* stream) noexcept;
+  // Closes the current stream, if any (loop). Returns false if there was none.
+  bool closeCurrent(CloseReason why) noexcept;
+  // Closes `stream` (loop); the current one stops counting as connected at once.
+  void closeStream(Stream& stream, CloseReason why) noexcept;
+  // A connecting stream becomes the current one before it is attached (loop).
+  void setCurrent(Stream* stream) noexcept;
+  // Marks the channel closed for good; true for the first call only. Any thread.
+  bool markClosed() noexcept { return !closed_.exchange(true, std::memory_order_acq_rel); }
+  void stampBoth() noexcept;
+  void notifyClosed(const CloseReason& reason) noexcept;
+  template <typename Fn>
+  void safely(std::string_view what, Fn&& fn) noexcept;
+
+  [[nodiscard]] EventLoop& loop() const noexcept { return loop_; }
+  [[nodiscard]] core::HashedWheelTimer& timer() const noexcept { return timer_; }
+  [[nodiscard]] const CodecOptions& codec() const noexcept { return codec_; }
+  [[nodiscard]] Stream* current() const noexcept { return stream_; }
+  void setRemote(Endpoint remote) { remote_ = std::move(remote); }
+
+private:
+  template <typename Encode>
+  SendResult enqueue(std::size_t bytes, Encode&& encode);
+  void dropOutbox() noexcept;
+  void answerHeartbeat(std::uint64_t id) noexcept;
+  void heartbeatAnswered(std::uint64_t id) noexcept;
+  bool claimed(const FrameView& frame);
+  std::shared_ptr<RequestTracker> tracker(bool create);
+  static void onWritten(uv_write_t* req, int status) noexcept;
+
+  EventLoop& loop_;
+  core::HashedWheelTimer& timer_;
+  const std::shared_ptr<const ChannelHandler> handler_;
+  const CodecOptions codec_;
+  const std::size_t maxSendQueueBytes_;
+  const std::uint64_t id_;
+  Endpoint remote_;
+  std::any attachment_;
+
+  std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
+  std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
+  std::atomic<std::int64_t> heartbeatSentAt_{0};
+  std::atomic<std::int64_t> heartbeatRtt_{0};
+  std::atomic<std::uint64_t> heartbeatId_{0};  // id of the last heartbeat request sent
+  std::atomic<std::uint64_t> answered_{0};
+  std::atomic<std::size_t> queued_{0};  // accepted by send(), not yet written
+  std::atomic<bool> connected_{false};
+  std::atomic<bool> closed_{false};
+
+  std::mutex outMutex_;                      // guards outbox_ and tracker_
+  std::string outbox_;                       // whole frames not yet handed to uv_write
+  std::shared_ptr<RequestTracker> tracker_;  // created by the first request()
+
+  Stream* stream_ = nullptr;  // loop: the open connection, if any
+  bool inRead_ = false;       // loop: inside onRead() (read only after an isLoopThread() check)
+};
+
+template <typename Fn>
+void ChannelCore::safely(std::string_view what, Fn&& fn) noexcept {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw: {}", id_, what, e.what());
+  } catch (...) {
+    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw", id_, what);
+  }
+}
+
+}  // namespace wheelbeat::net::detail

@@ -1,0 +1,74 @@
+// ClientChannel: the stable channel of a TcpClient. It implements tasks::Channel for the
+// client's HeartbeatTimerTask and ReconnectTimerTask and swaps its Stream on every (re)connect,
+// so the tasks' weak_ptr stays valid across reconnects. Private to net/.
+#pragma once
+
+#include "channel_core.h"
+
+#include <wheelbeat/net/tcp_client.h>
+#include <wheelbeat/tasks/heartbeat_tasks.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace wheelbeat::net::detail {
+
+class ClientChannel final : public ChannelCore {
+public:
+  ClientChannel(const ChannelConfig& config, ClientOptions options,
+                TcpClient::StateCallback onState);
+
+  // Any thread, once: creates and starts the tasks, posts the first connect.
+  void start(std::shared_ptr<tasks::TaskListener> listener,
+             std::shared_ptr<tasks::TaskMetrics> metrics);
+  // Any thread, never blocks. Returns true if the loop will finish the close (wait with
+  // waitClosed()), false if the loop is gone (then the state is Closed already).
+  bool closeForGood(std::string reason);
+  void waitClosed();
+
+  // tasks::Channel (wheel thread): post to the loop and return.
+  void reconnect(std::string_view reason) override;
+  void close(std::string_view reason) override { closeForGood(std::string(reason)); }
+
+  void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+
+  [[nodiscard]] ClientState state() const noexcept {
+    return state_.load(std::memory_order_acquire);
+  }
+  [[nodiscard]] std::uint64_t attempts() const noexcept {
+    return attempts_.load(std::memory_order_relaxed);
+  }
+
+private:
+  static void onConnect(uv_connect_t* req, int status) noexcept;
+  void connect() noexcept;                                // loop
+  void connected(Stream& stream, int status) noexcept;    // loop
+  void connectTimedOut(std::uint64_t attempt) noexcept;   // loop
+  void reconnectNow(const std::string& reason) noexcept;  // loop
+  void armConnectTimeout(std::uint64_t attempt);
+  void cancelTimers() noexcept;
+  void setState(ClientState next) noexcept;  // loop (and closeForGood() once the loop is gone)
+  void finishClosed() noexcept;
+  [[nodiscard]] std::string target() const;
+
+  const ClientOptions options_;
+  const TcpClient::StateCallback onState_;
+  std::atomic<ClientState> state_{ClientState::Disconnected};
+  std::atomic<std::uint64_t> attempts_{0};
+
+  std::mutex mutex_;  // guards the task pointers, connectTimeout_, started_, closedDone_
+  std::shared_ptr<tasks::HeartbeatTimerTask> heartbeatTask_;
+  std::shared_ptr<tasks::ReconnectTimerTask> reconnectTask_;
+  core::Timeout connectTimeout_;
+  bool started_ = false;
+  bool closedDone_ = false;
+  std::condition_variable closedCv_;
+
+  // Loop thread only.
+  std::uint64_t attempt_ = 0;
+  bool reconnectPending_ = false;
+};
+
+}  // namespace wheelbeat::net::detail

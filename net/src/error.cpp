@@ -1,0 +1,50 @@
+#include <wheelbeat/net/error.h>
+
+#include <uv.h>
+
+#include <utility>
+
+namespace wheelbeat::net {
+
+std::string_view NetError::name() const noexcept {
+  return code_ == 0 ? std::string_view("OK") : std::string_view(uv_err_name(code_));
+}
+
+std::string_view NetError::message() const noexcept {
+  return code_ == 0 ? std::string_view("success") : std::string_view(uv_strerror(code_));
+}
+
+NetException::NetException(NetError error, const std::string& context)
+    : std::runtime_error(fmt::format("{}: {}", context, error)), error_(error) {}
+
+std::string_view closeKindName(CloseKind kind) noexcept {
+  switch (kind) {
+    case CloseKind::Refused: return "refused";
+    case CloseKind::ConnectTimeout: return "connect-timeout";
+    case CloseKind::Reset: return "reset";
+    case CloseKind::Eof: return "eof";
+    case CloseKind::Protocol: return "protocol";
+    case CloseKind::IoError: return "io-error";
+    case CloseKind::ClosedByOwner: return "closed-by-owner";
+    case CloseKind::Idle: return "idle";
+    case CloseKind::Reconnect: return "reconnect";
+    case CloseKind::LoopStopped: return "loop-stopped";
+  }
+  return "unknown";
+}
+
+CloseReason reasonFromError(NetError error, bool connecting, std::string context) {
+  CloseKind kind = connecting ? CloseKind::Refused : CloseKind::IoError;
+  switch (error.code()) {
+    case UV_ECONNREFUSED: kind = CloseKind::Refused; break;
+    case UV_ETIMEDOUT: kind = connecting ? CloseKind::ConnectTimeout : CloseKind::Reset; break;
+    case UV_ECONNRESET:
+    case UV_EPIPE:
+    case UV_ECONNABORTED: kind = connecting ? CloseKind::Refused : CloseKind::Reset; break;
+    case UV_EOF: kind = CloseKind::Eof; break;
+    default: break;
+  }
+  return CloseReason{kind, error, std::move(context)};
+}
+
+}  // namespace wheelbeat::net

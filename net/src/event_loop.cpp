@@ -1,0 +1,256 @@
+#include "loop_internal.h"
+
+#include <wheelbeat/core/log.h>
+#include <wheelbeat/net/error.h>
+#include <wheelbeat/net/event_loop.h>
+
+#include <pthread.h>
+#include <uv.h>
+
+#include <atomic>
+#include <exception>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace wheelbeat::net {
+
+using core::log;
+using core::LogLevel;
+
+class EventLoop::Impl {
+public:
+  explicit Impl(std::string name);
+  void threadMain();
+  bool post(std::function<void()>&& fn);
+  int stop();
+  static void onAsync(uv_async_t* async) noexcept;
+  void runBatch() noexcept;
+  void beginShutdown() noexcept;
+
+  uv_loop_t loop{};
+  uv_async_t async{};
+  std::string name;
+  std::thread::id loopThread;  // written before the constructor returns, then read-only
+  std::thread thread;
+
+  std::mutex mutex;  // guards queue and stopping
+  std::vector<std::function<void()>> queue;
+  bool stopping = false;
+  std::vector<std::function<void()>> running;  // loop thread: the batch being run
+
+  std::mutex stopMutex;  // one stop() at a time; guards joined / closeResult
+  bool joined = false;
+  int closeResult = 0;
+  std::atomic<bool> stopped{false};
+
+  std::atomic<std::uint64_t> wakeups{0};
+  std::atomic<std::uint64_t> tasksRun{0};
+  std::atomic<std::uint64_t> taskErrors{0};
+  std::unique_ptr<char[]> readBuffer{new char[detail::kReadBufferSize]};
+  detail::LoopHandle* handles = nullptr;  // registered open handles (loop thread)
+  bool shutdownBegun = false;             // loop thread
+};
+
+EventLoop::Impl::Impl(std::string threadName) : name(std::move(threadName)) {
+  if (int rc = uv_loop_init(&loop); rc != 0) {
+    throw std::runtime_error(fmt::format("wheelbeat: uv_loop_init failed: {}", NetError(rc)));
+  }
+  loop.data = this;
+  uv_async_init(&loop, &async, &Impl::onAsync);  // cannot fail on an initialised loop
+  async.data = this;
+  std::promise<void> started;
+  thread = std::thread([this, &started] {
+    loopThread = std::this_thread::get_id();
+    started.set_value();
+    threadMain();
+  });
+  started.get_future().wait();
+}
+
+void EventLoop::Impl::threadMain() {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  uv_run(&loop, UV_RUN_DEFAULT);  // returns once stop() closed the async and every handle
+  closeResult = uv_loop_close(&loop);
+  if (closeResult != 0) {
+    log(LogLevel::Error, "wheelbeat: event loop '{}': uv_loop_close: {}", name,
+        NetError(closeResult));
+  }
+}
+
+bool EventLoop::Impl::post(std::function<void()>&& fn) {
+  std::lock_guard lock(mutex);
+  if (stopping) return false;
+  const bool wake = queue.empty();
+  queue.push_back(std::move(fn));
+  // Sent under the lock: the loop closes the async only after it saw `stopping` under this lock,
+  // so a send can never reach a closed handle. Only the first post of a batch needs to wake it.
+  if (wake) uv_async_send(&async);
+  return true;
+}
+
+void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
+  auto* self = static_cast<Impl*>(async->data);
+  self->wakeups.fetch_add(1, std::memory_order_relaxed);
+  self->runBatch();
+}
+
+void EventLoop::Impl::runBatch() noexcept {
+  bool stop = false;
+  do {
+    {
+      std::lock_guard lock(mutex);
+      running.swap(queue);
+      stop = stopping;
+    }
+    for (auto& fn : running) {
+      try {
+        fn();
+      } catch (const std::exception& e) {
+        taskErrors.fetch_add(1, std::memory_order_relaxed);
+        log(LogLevel::Error, "wheelbeat: event loop '{}': a posted function threw: {}", name,
+            e.what());
+      } catch (...) {
+        taskErrors.fetch_add(1, std::memory_order_relaxed);
+        log(LogLevel::Error, "wheelbeat: event loop '{}': a posted function threw", name);
+      }
+      tasksRun.fetch_add(1, std::memory_order_relaxed);
+    }
+    const bool ranSome = !running.empty();
+    running.clear();  // destroys the closures (and what they captured) on the loop thread
+    if (!stop) return;
+    if (!ranSome) break;  // stopping: drain until nothing was accepted before `stopping`
+  } while (true);
+  beginShutdown();
+}
+
+void EventLoop::Impl::beginShutdown() noexcept {
+  if (shutdownBegun) return;
+  shutdownBegun = true;
+  detail::closeRegisteredHandles(&loop);
+  uv_walk(
+      &loop,
+      [](uv_handle_t* h, void* arg) {
+        auto* self = static_cast<Impl*>(arg);
+        if (uv_is_closing(h) != 0 || h == detail::asHandle(&self->async)) return;
+        log(LogLevel::Warn, "wheelbeat: event loop '{}': closing a foreign {} handle at stop()",
+            self->name, uv_handle_type_name(uv_handle_get_type(h)));
+        uv_close(h, nullptr);
+      },
+      this);
+  uv_close(detail::asHandle(&async), nullptr);
+}
+
+int EventLoop::Impl::stop() {
+  if (std::this_thread::get_id() == loopThread) {
+    throw std::logic_error("wheelbeat: EventLoop::stop() called on the loop thread");
+  }
+  std::lock_guard stopLock(stopMutex);
+  if (joined) return closeResult;
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+    uv_async_send(&async);
+  }
+  thread.join();
+  joined = true;
+  stopped.store(true, std::memory_order_release);
+  return closeResult;
+}
+
+// EventLoop
+
+EventLoop::EventLoop(std::string name) : impl_(std::make_unique<Impl>(std::move(name))) {}
+
+EventLoop::~EventLoop() {
+  try {
+    impl_->stop();
+  } catch (
+      ...) {  // NOLINT(bugprone-empty-catch): logged by threadMain; a destructor must not throw
+  }
+}
+
+bool EventLoop::post(std::function<void()> fn) { return impl_->post(std::move(fn)); }
+
+bool EventLoop::call(const std::function<void()>& fn) {
+  if (isLoopThread()) {
+    fn();
+    return true;
+  }
+  std::promise<void> done;
+  auto result = done.get_future();
+  const bool posted = impl_->post([&fn, &done] {
+    try {
+      fn();
+      done.set_value();
+    } catch (...) {
+      done.set_exception(std::current_exception());
+    }
+  });
+  if (!posted) return false;
+  result.get();
+  return true;
+}
+
+bool EventLoop::isLoopThread() const noexcept {
+  return std::this_thread::get_id() == impl_->loopThread;
+}
+bool EventLoop::isStopped() const noexcept {
+  return impl_->stopped.load(std::memory_order_acquire);
+}
+int EventLoop::stop() { return impl_->stop(); }
+
+std::uint64_t EventLoop::wakeups() const noexcept {
+  return impl_->wakeups.load(std::memory_order_relaxed);
+}
+std::uint64_t EventLoop::tasksRun() const noexcept {
+  return impl_->tasksRun.load(std::memory_order_relaxed);
+}
+std::uint64_t EventLoop::taskErrors() const noexcept {
+  return impl_->taskErrors.load(std::memory_order_relaxed);
+}
+uv_loop_s* EventLoop::native() const noexcept { return &impl_->loop; }
+
+// detail
+
+namespace detail {
+
+namespace {
+EventLoop::Impl& implOf(uv_loop_t* loop) noexcept {
+  return *static_cast<EventLoop::Impl*>(loop->data);
+}
+}  // namespace
+
+void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
+  auto& impl = implOf(loop);
+  handle->prev_ = nullptr;
+  handle->next_ = impl.handles;
+  if (impl.handles != nullptr) impl.handles->prev_ = handle;
+  impl.handles = handle;
+}
+
+void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
+  auto& impl = implOf(loop);
+  if (handle->prev_ != nullptr) handle->prev_->next_ = handle->next_;
+  if (handle->next_ != nullptr) handle->next_->prev_ = handle->prev_;
+  if (impl.handles == handle) impl.handles = handle->next_;
+  handle->prev_ = handle->next_ = nullptr;
+}
+
+void closeRegisteredHandles(uv_loop_t* loop) noexcept {
+  // closeForShutdown() only starts a uv_close; the handle unregisters itself later, in its close
+  // callback, so walking with a saved `next` is safe.
+  for (LoopHandle* h = implOf(loop).handles; h != nullptr;) {
+    LoopHandle* next = h->next_;
+    h->closeForShutdown();
+    h = next;
+  }
+}
+
+char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(); }
+
+}  // namespace detail
+}  // namespace wheelbeat::net

@@ -1,0 +1,59 @@
+// What net/ sources share about an EventLoop beyond its public face: the per-loop read buffer
+// and the registry of handles that stop() must close. Private to net/ (includes <uv.h>).
+#pragma once
+
+#include <wheelbeat/net/event_loop.h>
+
+#include <uv.h>
+
+#include <cstddef>
+
+namespace wheelbeat::net::detail {
+
+// One buffer per loop serves every read: read_cb decodes synchronously (FrameDecoder copies only
+// a partial frame), so no connection needs a buffer of its own. 64 KiB = libuv's usual read
+// size; a bigger read just takes two callbacks.
+inline constexpr std::size_t kReadBufferSize = std::size_t{64} << 10;
+
+// A libuv handle owned by net/ code. Registered with its loop while open (an intrusive list: no
+// allocation), so EventLoop::stop() can close it through its owner with a proper reason.
+class LoopHandle {
+public:
+  LoopHandle() = default;
+  LoopHandle(const LoopHandle&) = delete;
+  LoopHandle& operator=(const LoopHandle&) = delete;
+
+  // Starts closing the handle (uv_close with the owner's close callback). Loop thread.
+  virtual void closeForShutdown() noexcept = 0;
+
+protected:
+  virtual ~LoopHandle() = default;
+
+private:
+  friend void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
+  friend void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
+  friend void closeRegisteredHandles(uv_loop_t* loop) noexcept;
+  LoopHandle* prev_ = nullptr;
+  LoopHandle* next_ = nullptr;
+};
+
+// Loop thread only. Register right after uv_*_init; unregister in the close callback.
+void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
+void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
+// closeForShutdown() on every registered handle (EventLoop::stop()).
+void closeRegisteredHandles(uv_loop_t* loop) noexcept;
+
+// The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
+[[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;
+
+// uv_handle_t* of any libuv handle type, without a C-style cast.
+template <typename H>
+[[nodiscard]] uv_handle_t* asHandle(H* h) noexcept {
+  return reinterpret_cast<uv_handle_t*>(h);
+}
+template <typename H>
+[[nodiscard]] uv_stream_t* asStream(H* h) noexcept {
+  return reinterpret_cast<uv_stream_t*>(h);
+}
+
+}  // namespace wheelbeat::net::detail

@@ -1,0 +1,105 @@
+// ServerCore (the listener and the set of accepted channels) and ServerChannel (one accepted
+// connection, watched by a CloseTimerTask). Private to net/; TcpServer is the public face.
+#pragma once
+
+#include "channel_core.h"
+
+#include <wheelbeat/tasks/heartbeat_tasks.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace wheelbeat::net::detail {
+
+class ServerCore;
+
+class ServerChannel final : public ChannelCore {
+public:
+  ServerChannel(const ChannelConfig& config, std::shared_ptr<ServerCore> server);
+
+  // Loop: attaches the accepted stream and starts the close-idle task.
+  void start(Stream* stream, const tasks::HeartbeatOptions& heartbeat,
+             const std::shared_ptr<tasks::TaskListener>& listener,
+             const std::shared_ptr<tasks::TaskMetrics>& metrics) noexcept;
+  // Any thread, never blocks: closes this connection for good with `kind`.
+  void closeWith(CloseKind kind, std::string reason);
+  // Loop: the same, at once (TcpServer::stop()).
+  void shutdown(CloseReason why) noexcept;
+
+  // tasks::Channel: a server cannot dial back, so reconnect() closes too.
+  void reconnect(std::string_view reason) override;
+  void close(std::string_view reason) override;
+
+  void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+
+private:
+  // What the CloseTimerTask sees: the same channel, except that its close() is an idle close.
+  // A member reached through an aliasing shared_ptr: no allocation of its own.
+  class IdleView final : public tasks::Channel {
+  public:
+    explicit IdleView(ServerChannel& parent) : parent_(parent) {}
+    std::chrono::nanoseconds lastRead() const noexcept override { return parent_.lastRead(); }
+    std::chrono::nanoseconds lastWrite() const noexcept override { return parent_.lastWrite(); }
+    bool isConnected() const noexcept override { return parent_.isConnected(); }
+    bool isClosed() const noexcept override { return parent_.isClosed(); }
+    void sendHeartbeat() override { parent_.sendHeartbeat(); }
+    void reconnect(std::string_view reason) override { close(reason); }
+    void close(std::string_view reason) override {
+      parent_.closeWith(CloseKind::Idle, std::string(reason));
+    }
+
+  private:
+    ServerChannel& parent_;
+  };
+
+  std::shared_ptr<ServerCore> server_;
+  std::shared_ptr<tasks::CloseTimerTask> closeTask_;  // loop
+  IdleView idleView_{*this};
+};
+
+class ServerCore final : public LoopHandle, public std::enable_shared_from_this<ServerCore> {
+public:
+  ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
+             ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
+             std::shared_ptr<tasks::TaskMetrics> metrics);
+
+  std::uint16_t listen();  // loop
+  void stop() noexcept;    // loop: begins; done() once everything is closed
+  void closeForShutdown() noexcept override { stop(); }
+  void channelClosed(ServerChannel* channel) noexcept;  // loop
+  void waitStopped();                                   // any thread but the loop's
+
+  std::atomic<std::uint16_t> port{0};
+  std::atomic<std::size_t> open{0};
+  std::atomic<std::uint64_t> accepted{0};
+
+private:
+  static void onConnection(uv_stream_t* listener, int status) noexcept;
+  static void onListenerClosed(uv_handle_t* handle) noexcept;
+  void accept() noexcept;
+  void checkStopped() noexcept;
+
+  EventLoop& loop_;
+  core::HashedWheelTimer& timer_;
+  const ServerOptions options_;
+  const tasks::HeartbeatOptions heartbeat_;  // resolved
+  const std::shared_ptr<const ChannelHandler> handler_;
+  const std::shared_ptr<tasks::TaskListener> listener_;
+  const std::shared_ptr<tasks::TaskMetrics> metrics_;
+
+  // Loop thread only.
+  uv_tcp_t tcp_{};
+  bool listenerOpen_ = false;
+  bool listened_ = false;
+  bool stopping_ = false;
+  std::shared_ptr<ServerCore> self_;  // keeps the listener's memory alive until its close cb
+  std::unordered_map<ServerChannel*, std::shared_ptr<ServerChannel>> channels_;
+
+  std::mutex doneMutex_;
+  std::condition_variable doneCv_;
+  bool done_ = false;
+};
+
+}  // namespace wheelbeat::net::detail

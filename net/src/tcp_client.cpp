@@ -1,0 +1,231 @@
+#include "address.h"
+#include "client_channel.h"
+
+#include <wheelbeat/net/tcp_client.h>
+
+#include <fmt/chrono.h>
+
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::net {
+
+std::string_view clientStateName(ClientState state) noexcept {
+  switch (state) {
+    case ClientState::Disconnected: return "disconnected";
+    case ClientState::Connecting: return "connecting";
+    case ClientState::Connected: return "connected";
+    case ClientState::Closed: return "closed";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+ClientChannel::ClientChannel(const ChannelConfig& config, ClientOptions options,
+                             TcpClient::StateCallback onState)
+    : ChannelCore(config), options_(std::move(options)), onState_(std::move(onState)) {
+  setRemote(options_.server);
+}
+
+void ClientChannel::start(std::shared_ptr<tasks::TaskListener> listener,
+                          std::shared_ptr<tasks::TaskMetrics> metrics) {
+  std::lock_guard lock(mutex_);
+  if (started_ || isClosed())
+    throw std::logic_error("wheelbeat: TcpClient::start() twice or after close()");
+  started_ = true;
+  auto self = std::static_pointer_cast<ClientChannel>(shared_from_this());
+  std::weak_ptr<tasks::Channel> weak = self;
+  heartbeatTask_ = std::make_shared<tasks::HeartbeatTimerTask>(timer(), weak, options_.heartbeat,
+                                                               listener, metrics);
+  reconnectTask_ = std::make_shared<tasks::ReconnectTimerTask>(timer(), weak, options_.heartbeat,
+                                                               listener, metrics);
+  heartbeatTask_->start(heartbeatTask_->checkInterval());
+  reconnectTask_->start(reconnectTask_->checkInterval());
+  loop().post([self] { self->connect(); });
+}
+
+std::string ClientChannel::target() const {
+  return fmt::format("{}:{}", options_.server.host, options_.server.port);
+}
+
+void ClientChannel::setState(ClientState next) noexcept {
+  const ClientState prev = state_.exchange(next, std::memory_order_acq_rel);
+  if (prev != next && onState_) safely("the state callback", [&] { onState_(prev, next); });
+}
+
+// Connecting
+
+void ClientChannel::connect() noexcept {
+  if (isClosed() || current() != nullptr) return;
+  const std::uint64_t attempt = ++attempt_;
+  attempts_.fetch_add(1, std::memory_order_relaxed);
+  Stream* stream = nullptr;
+  try {
+    stream = Stream::create(loop().native(), shared_from_this(), codec());
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "wheelbeat: client {}: {}", target(), e.what());
+    return;  // state stays Disconnected: the reconnect task tries again
+  }
+  setCurrent(stream);
+  setState(ClientState::Connecting);
+  sockaddr_storage addr{};
+  NetError error = toSockaddr(options_.server, addr);
+  auto* req = new uv_connect_t{};
+  if (error.ok()) {
+    error = NetError(uv_tcp_connect(req, stream->tcp(), reinterpret_cast<const sockaddr*>(&addr),
+                                    &ClientChannel::onConnect));
+  }
+  if (error) {
+    delete req;
+    closeStream(*stream, reasonFromError(error, true, fmt::format("connect to {}", target())));
+    return;
+  }
+  safely("arming the connect timeout", [&] { armConnectTimeout(attempt); });
+}
+
+void ClientChannel::armConnectTimeout(std::uint64_t attempt) {
+  std::lock_guard lock(mutex_);
+  if (isClosed()) return;  // close() cancels under this lock: nothing may be armed after it
+  std::weak_ptr<ChannelCore> weak = weak_from_this();
+  connectTimeout_ = timer().newTimeout(
+      [weak, attempt] {
+        auto self = std::static_pointer_cast<ClientChannel>(weak.lock());
+        if (self) self->loop().post([self, attempt] { self->connectTimedOut(attempt); });
+      },
+      options_.connectTimeout);
+}
+
+void ClientChannel::onConnect(uv_connect_t* req, int status) noexcept {
+  Stream& stream = *Stream::of(req->handle);
+  delete req;
+  static_cast<ClientChannel&>(stream.owner()).connected(stream, status);
+}
+
+void ClientChannel::connected(Stream& stream, int status) noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    connectTimeout_.cancel();
+  }
+  if (stream.isClosing()) return;  // timed out or closed meanwhile: its reason is set
+  if (status < 0) {
+    closeStream(stream,
+                reasonFromError(NetError(status), true, fmt::format("connect to {}", target())));
+    return;
+  }
+  setState(ClientState::Connected);
+  attach(&stream);
+}
+
+void ClientChannel::connectTimedOut(std::uint64_t attempt) noexcept {
+  if (attempt != attempt_ || state() != ClientState::Connecting || current() == nullptr) return;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(options_.connectTimeout);
+  closeStream(*current(),
+              CloseReason{CloseKind::ConnectTimeout, NetError(UV_ETIMEDOUT),
+                          fmt::format("connect to {} not done within {}", target(), ms)});
+}
+
+// Reconnecting and closing
+
+void ClientChannel::reconnect(std::string_view reason) {
+  loop().post([self = std::static_pointer_cast<ClientChannel>(shared_from_this()),
+               why = std::string(reason)] { self->reconnectNow(why); });
+}
+
+void ClientChannel::reconnectNow(const std::string& reason) noexcept {
+  if (isClosed()) return;
+  // An attempt in flight is left alone: its connect timeout bounds it.
+  if (state() == ClientState::Connecting) return;
+  if (Stream* stream = current()) {
+    reconnectPending_ = true;  // connect again from streamClosed(), once the socket is gone
+    closeStream(*stream, CloseReason{CloseKind::Reconnect, {}, reason});
+    return;
+  }
+  connect();
+}
+
+void ClientChannel::cancelTimers() noexcept {
+  std::lock_guard lock(mutex_);
+  if (heartbeatTask_) heartbeatTask_->cancel();
+  if (reconnectTask_) reconnectTask_->cancel();
+  connectTimeout_.cancel();
+}
+
+bool ClientChannel::closeForGood(std::string reason) {
+  if (!markClosed()) return true;  // the first call's path sets closedDone_
+  cancelTimers();
+  auto self = std::static_pointer_cast<ClientChannel>(shared_from_this());
+  const bool posted = loop().post([self, why = std::move(reason)]() mutable {
+    if (!self->closeCurrent(CloseReason{CloseKind::ClosedByOwner, {}, std::move(why)})) {
+      self->finishClosed();  // no socket: closed at once
+    }
+  });
+  if (!posted) finishClosed();  // the loop is stopping: its shutdown closes the socket
+  return posted;
+}
+
+void ClientChannel::finishClosed() noexcept {
+  setState(ClientState::Closed);
+  std::lock_guard lock(mutex_);
+  closedDone_ = true;
+  closedCv_.notify_all();
+}
+
+void ClientChannel::waitClosed() {
+  std::unique_lock lock(mutex_);
+  closedCv_.wait(lock, [this] { return closedDone_; });
+}
+
+void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
+  ChannelCore::streamClosed(stream, reason);
+  {
+    std::lock_guard lock(mutex_);
+    connectTimeout_.cancel();
+  }
+  if (isClosed()) {
+    setState(ClientState::Closed);
+    notifyClosed(reason);
+    finishClosed();  // wakes close(): the handler has seen the close by then
+    return;
+  }
+  setState(ClientState::Disconnected);
+  notifyClosed(reason);
+  if (reconnectPending_) {
+    reconnectPending_ = false;
+    connect();
+  }
+}
+
+}  // namespace detail
+
+// TcpClient
+
+TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
+                     ChannelHandler handler, StateCallback onStateChange,
+                     std::shared_ptr<tasks::TaskListener> listener,
+                     std::shared_ptr<tasks::TaskMetrics> metrics)
+    : loop_(loop), listener_(std::move(listener)), metrics_(std::move(metrics)) {
+  validate(options);
+  const std::size_t maxQueue = options.maxSendQueueBytes;
+  const CodecOptions codec = options.codec;
+  detail::ChannelConfig config{
+      loop, timer, std::make_shared<const ChannelHandler>(std::move(handler)), codec, maxQueue};
+  channel_ =
+      std::make_shared<detail::ClientChannel>(config, std::move(options), std::move(onStateChange));
+}
+
+TcpClient::~TcpClient() { close("client destroyed"); }
+
+void TcpClient::start() { channel_->start(listener_, metrics_); }
+
+void TcpClient::close(std::string_view reason) {
+  if (channel_->closeForGood(std::string(reason)) && !loop_.isLoopThread()) {
+    channel_->waitClosed();
+  }
+}
+
+ClientState TcpClient::state() const noexcept { return channel_->state(); }
+Channel& TcpClient::channel() const noexcept { return *channel_; }
+std::uint64_t TcpClient::connectAttempts() const noexcept { return channel_->attempts(); }
+
+}  // namespace wheelbeat::net

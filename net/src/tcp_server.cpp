@@ -1,0 +1,200 @@
+#include "address.h"
+#include "server_core.h"
+
+#include <wheelbeat/net/tcp_server.h>
+
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::net {
+namespace detail {
+
+// ServerChannel
+
+ServerChannel::ServerChannel(const ChannelConfig& config, std::shared_ptr<ServerCore> server)
+    : ChannelCore(config), server_(std::move(server)) {}
+
+void ServerChannel::start(Stream* stream, const tasks::HeartbeatOptions& heartbeat,
+                          const std::shared_ptr<tasks::TaskListener>& listener,
+                          const std::shared_ptr<tasks::TaskMetrics>& metrics) noexcept {
+  setRemote(peerOf(stream->tcp()));
+  attach(stream);
+  if (!isConnected()) return;  // could not start reading: already closing
+  safely("starting the close-idle task", [&] {
+    // The task sees idleView_, sharing this channel's control block (aliasing constructor).
+    std::shared_ptr<tasks::Channel> view(shared_from_this(), &idleView_);
+    closeTask_ =
+        std::make_shared<tasks::CloseTimerTask>(timer(), view, heartbeat, listener, metrics);
+    closeTask_->start(closeTask_->checkInterval());
+  });
+}
+
+void ServerChannel::closeWith(CloseKind kind, std::string reason) {
+  markClosed();
+  loop().post([self = std::static_pointer_cast<ServerChannel>(shared_from_this()), kind,
+               reason = std::move(reason)]() mutable {
+    self->closeCurrent(CloseReason{kind, {}, std::move(reason)});
+  });
+}
+
+void ServerChannel::shutdown(CloseReason why) noexcept {
+  markClosed();
+  closeCurrent(std::move(why));
+}
+
+void ServerChannel::reconnect(std::string_view reason) {
+  closeWith(CloseKind::Reconnect, std::string(reason));
+}
+
+void ServerChannel::close(std::string_view reason) {
+  closeWith(CloseKind::ClosedByOwner, std::string(reason));
+}
+
+void ServerChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
+  ChannelCore::streamClosed(stream, reason);
+  markClosed();
+  if (closeTask_) closeTask_->cancel();
+  notifyClosed(reason);
+  server_->channelClosed(this);
+}
+
+// ServerCore
+
+ServerCore::ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
+                       ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
+                       std::shared_ptr<tasks::TaskMetrics> metrics)
+    : loop_(loop),
+      timer_(timer),
+      options_(std::move(options)),
+      heartbeat_(options_.heartbeat.resolved()),
+      handler_(std::make_shared<const ChannelHandler>(std::move(handler))),
+      listener_(std::move(listener)),
+      metrics_(std::move(metrics)) {}
+
+std::uint16_t ServerCore::listen() {
+  if (stopping_) throw std::logic_error("wheelbeat: TcpServer::listen() after stop()");
+  if (listened_) throw std::logic_error("wheelbeat: TcpServer::listen() called twice");
+  const std::string where =
+      fmt::format("listen on {}:{}", options_.listen.host, options_.listen.port);
+  sockaddr_storage addr{};
+  if (NetError e = toSockaddr(options_.listen, addr)) throw NetException(e, where);
+  if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) throw NetException(NetError(rc), where);
+  listened_ = true;
+  listenerOpen_ = true;
+  tcp_.data = static_cast<LoopHandle*>(this);
+  registerHandle(loop_.native(), this);
+  self_ = shared_from_this();
+  int rc = uv_tcp_bind(&tcp_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(asStream(&tcp_), options_.backlog, &ServerCore::onConnection);
+  if (rc != 0) {
+    stop();
+    throw NetException(NetError(rc), where);
+  }
+  port.store(localOf(&tcp_).port, std::memory_order_release);
+  return port.load(std::memory_order_acquire);
+}
+
+void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
+  auto* self = static_cast<ServerCore*>(static_cast<LoopHandle*>(asHandle(listener)->data));
+  if (status < 0) {
+    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: accept: {}", self->port.load(),
+              NetError(status));
+    return;
+  }
+  self->accept();
+}
+
+void ServerCore::accept() noexcept {
+  try {
+    ChannelConfig config{loop_, timer_, handler_, options_.codec, options_.maxSendQueueBytes};
+    auto channel = std::make_shared<ServerChannel>(config, shared_from_this());
+    Stream* stream = Stream::create(loop_.native(), channel, options_.codec);
+    if (int rc = uv_accept(asStream(&tcp_), asStream(stream->tcp())); rc != 0) {
+      stream->close(reasonFromError(NetError(rc), false, "accept"));
+      return;  // the channel was never announced; its close callback finds nothing to remove
+    }
+    channels_.emplace(channel.get(), channel);
+    open.fetch_add(1, std::memory_order_relaxed);
+    accepted.fetch_add(1, std::memory_order_relaxed);
+    channel->start(stream, heartbeat_, listener_, metrics_);
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "wheelbeat: server on port {}: accept failed: {}", port.load(),
+              e.what());
+  }
+}
+
+void ServerCore::channelClosed(ServerChannel* channel) noexcept {
+  if (channels_.erase(channel) != 0) open.fetch_sub(1, std::memory_order_relaxed);
+  checkStopped();
+}
+
+void ServerCore::stop() noexcept {
+  if (!stopping_) {
+    stopping_ = true;
+    if (listenerOpen_) uv_close(asHandle(&tcp_), &ServerCore::onListenerClosed);
+    for (auto& [raw, channel] : channels_) {
+      channel->shutdown(CloseReason{CloseKind::ClosedByOwner, {}, "server stopped"});
+    }
+  }
+  checkStopped();
+}
+
+void ServerCore::onListenerClosed(uv_handle_t* handle) noexcept {
+  auto* self = static_cast<ServerCore*>(static_cast<LoopHandle*>(handle->data));
+  unregisterHandle(handle->loop, self);
+  self->listenerOpen_ = false;
+  std::shared_ptr<ServerCore> keep = std::move(self->self_);
+  self->checkStopped();
+}
+
+void ServerCore::checkStopped() noexcept {
+  if (!stopping_ || listenerOpen_ || !channels_.empty()) return;
+  std::lock_guard lock(doneMutex_);
+  done_ = true;
+  doneCv_.notify_all();
+}
+
+void ServerCore::waitStopped() {
+  std::unique_lock lock(doneMutex_);
+  doneCv_.wait(lock, [this] { return done_; });
+}
+
+}  // namespace detail
+
+// TcpServer
+
+TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
+                     ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
+                     std::shared_ptr<tasks::TaskMetrics> metrics)
+    : loop_(loop) {
+  validate(options);
+  core_ = std::make_shared<detail::ServerCore>(loop, timer, std::move(options), std::move(handler),
+                                               std::move(listener), std::move(metrics));
+}
+
+TcpServer::~TcpServer() { stop(); }
+
+std::uint16_t TcpServer::listen() {
+  std::uint16_t bound = 0;
+  if (!loop_.call([&] { bound = core_->listen(); })) {
+    throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
+  }
+  return bound;
+}
+
+std::uint16_t TcpServer::port() const noexcept {
+  return core_->port.load(std::memory_order_acquire);
+}
+std::size_t TcpServer::connections() const noexcept {
+  return core_->open.load(std::memory_order_relaxed);
+}
+std::uint64_t TcpServer::accepted() const noexcept {
+  return core_->accepted.load(std::memory_order_relaxed);
+}
+
+void TcpServer::stop() {
+  if (!loop_.post([core = core_] { core->stop(); })) return;  // the loop's shutdown closes all
+  if (!loop_.isLoopThread()) core_->waitStopped();
+}
+
+}  // namespace wheelbeat::net

@@ -1,0 +1,88 @@
+// Heartbeats on loopback: client and server exchanging them, and the exact bytes a server answers
+// to a hand-written peer.
+#include "support.h"
+
+namespace wbnet {
+
+TEST_SUITE("net") {
+
+TEST_CASE("heartbeat exchange between a wheelbeat client and server") {
+  Env env;
+  Recorder server;
+  Recorder client;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  TcpClient cli(env.loop, env.timer, clientOptions(srv.listen()), client.handler(), {}, nullptr,
+                metrics);
+  cli.start();
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  // Idle traffic: the client's heartbeat task pings every ~100 ms; the server answers each.
+  REQUIRE(waitFor([&] { return metrics->heartbeatsSent.load() >= 3; }, 5s));
+  REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
+  CHECK(cli.channel().lastHeartbeatRtt() < 1s);
+  // Heartbeats are consumed by the channels: the application saw no frame.
+  CHECK(server.frameCount() == 0);
+  CHECK(client.frameCount() == 0);
+  CHECK(cli.state() == ClientState::Connected);
+  CHECK(metrics->reconnectsStarted.load() == 0);
+  CHECK(cli.connectAttempts() == 1);
+  // Read activity stays fresh on the client: lastRead within idle timeout of now.
+  CHECK(env.timer.now() - cli.channel().lastRead() < 300ms);
+  cli.close();
+  srv.stop();
+  CHECK(server.closed.load() == 1);
+  CHECK(client.closeReasons().at(0).kind == CloseKind::ClosedByOwner);
+}
+
+TEST_CASE("server answers a raw client heartbeat with the exact 17 bytes") {
+  Env env;
+  Recorder server;
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  RawSocket raw;
+  REQUIRE(raw.connect(srv.listen()));
+  const std::uint64_t id = 0x0102030405060708ULL;
+  REQUIRE(raw.sendAll(heartbeatRequest(id)));
+  const std::string answer = raw.recvExactly(17);
+  const std::string expected("\xDA\xBB\x22\x14\x01\x02\x03\x04\x05\x06\x07\x08\x00\x00\x00\x01\x4E",
+                             17);
+  CHECK(answer == expected);
+  CHECK(answer == heartbeatResponse(id));
+  // Id 0 is an ordinary id.
+  REQUIRE(raw.sendAll(heartbeatRequest(0)));
+  CHECK(raw.recvExactly(17) == heartbeatResponse(0));
+  CHECK(server.frameCount() == 0);
+  REQUIRE(waitFor([&] { return srv.connections() == 1; }));
+  srv.stop();
+  CHECK(raw.waitPeerClosed());
+  CHECK(srv.connections() == 0);
+  CHECK(server.closed.load() == 1);
+}
+
+TEST_CASE("heartbeat responses from a raw server keep a client fresh and give an RTT") {
+  Env env;
+  RawListener peer;
+  Recorder client;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  TcpClient cli(env.loop, env.timer, clientOptions(peer.port()), client.handler(), {}, nullptr,
+                metrics);
+  cli.start();
+  RawSocket conn(peer.accept());
+  REQUIRE(conn.fd() >= 0);
+  // Answer three heartbeats by hand, checking each request's exact bytes.
+  for (int i = 0; i < 3; ++i) {
+    const std::string req = conn.recvExactly(17);
+    REQUIRE(req.size() == 17);
+    CHECK(req.substr(0, 4) == std::string("\xDA\xBB\xE2\x00", 4));
+    CHECK(req.substr(12) == std::string("\x00\x00\x00\x01\x4E", 5));
+    REQUIRE(conn.sendAll(std::string("\xDA\xBB\x22\x14", 4) + req.substr(4)));
+  }
+  REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
+  CHECK(cli.state() == ClientState::Connected);
+  CHECK(metrics->reconnectsStarted.load() == 0);
+  cli.close();
+  CHECK(conn.waitPeerClosed());
+}
+
+}  // TEST_SUITE("net")
+
+}  // namespace wbnet

@@ -1,0 +1,189 @@
+// Connection lifecycles on loopback: idle close by the server, half-open detection and forced
+// reconnect, server restart on the same port, refused connects and retries, owner close.
+#include "support.h"
+
+namespace wbnet {
+
+namespace {
+
+// A socket bound to an ephemeral loopback port but not listening: connects to it are refused,
+// and no one else can take the port while the test holds it.
+struct RefusingPort {
+  RefusingPort() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a = RawSocket::loopback(0);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    socklen_t len = sizeof(a);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~RefusingPort() { ::close(fd); }
+  int fd = -1;
+  std::uint16_t port = 0;
+};
+
+}  // namespace
+
+TEST_SUITE("net") {
+
+TEST_CASE("server closes an idle channel but keeps a heartbeating one") {
+  Env env;
+  Recorder server;
+  ServerOptions options = serverOptions();
+  options.heartbeat.closeTimeout = 300ms;  // checked every 100 ms
+  TcpServer srv(env.loop, env.timer, options, server.handler());
+  const std::uint16_t port = srv.listen();
+  TcpClient cli(env.loop, env.timer, clientOptions(port));
+  cli.start();
+  RawSocket silent;
+  REQUIRE(silent.connect(port));
+  const auto t0 = Clock::now();
+  REQUIRE(waitFor([&] { return server.closed.load() == 1; }, 5s));
+  const auto after = Clock::now() - t0;
+  CHECK(after >= 250ms);  // 300 ms on the wheel's clock, measured from a slightly later accept
+  CHECK(after < 2s);
+  const CloseReason why = server.closeReasons().at(0);
+  CHECK(why.kind == CloseKind::Idle);
+  CHECK(why.text.find("> closeTimeout 300ms") != std::string::npos);
+  CHECK(silent.waitPeerClosed());
+  CHECK(cli.state() == ClientState::Connected);  // heartbeats kept it fresh: same age, alive
+  CHECK(srv.connections() == 1);
+  CHECK(server.closed.load() == 1);
+}
+
+TEST_CASE("half-open peer is detected within idle timeout plus one check and reconnect succeeds") {
+  Env env;
+  RawListener peer;
+  Recorder client;
+  std::atomic<std::int64_t> idleAtClose{-1};
+  ChannelHandler handler = client.handler();
+  auto recordClose = handler.onClosed;
+  handler.onClosed = [&](Channel& ch, const CloseReason& r) {
+    if (r.kind == CloseKind::Reconnect) idleAtClose = (env.timer.now() - ch.lastRead()).count();
+    recordClose(ch, r);
+  };
+  TcpClient cli(env.loop, env.timer, clientOptions(peer.port()), handler, client.stateCallback());
+  cli.start();
+  RawSocket first(peer.accept());
+  REQUIRE(first.fd() >= 0);
+  // Answer one heartbeat, then play dead: keep the socket open but never answer again.
+  const std::string req = first.recvExactly(17);
+  REQUIRE(req.size() == 17);
+  REQUIRE(first.sendAll(std::string("\xDA\xBB\x22\x14", 4) + req.substr(4)));
+  REQUIRE(waitFor([&] { return client.closed.load() == 1; }, 5s));
+  const CloseReason why = client.closeReasons().at(0);
+  CHECK(why.kind == CloseKind::Reconnect);
+  CHECK(why.text.rfind("read idle", 0) == 0);
+  // idleTimeout 300 ms + one check interval 100 ms (+ a few 10 ms ticks and the loop hop).
+  CHECK(ns(idleAtClose.load()) >= 300ms);
+  CHECK(ns(idleAtClose.load()) <= 460ms);
+  // The forced reconnect reaches the peer again; this time it answers.
+  RawSocket second(peer.accept());
+  REQUIRE(second.fd() >= 0);
+  REQUIRE(
+      waitFor([&] { return cli.state() == ClientState::Connected && cli.connectAttempts() == 2; }));
+  const std::string req2 = second.recvExactly(17);
+  REQUIRE(req2.size() == 17);
+  REQUIRE(second.sendAll(std::string("\xDA\xBB\x22\x14", 4) + req2.substr(4)));
+  REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
+  CHECK(cli.state() == ClientState::Connected);
+  CHECK(client.connected.load() == 2);
+  const auto states = client.stateList();
+  CHECK(states == std::vector<ClientState>{ClientState::Connecting, ClientState::Connected,
+                                           ClientState::Disconnected, ClientState::Connecting,
+                                           ClientState::Connected});
+  cli.close();
+}
+
+TEST_CASE("client reconnects to a new server on the same port within its backoff bound") {
+  Env env;
+  Recorder client;
+  auto first = std::make_unique<TcpServer>(env.loop, env.timer, serverOptions(), ChannelHandler{});
+  const std::uint16_t port = first->listen();
+  TcpClient cli(env.loop, env.timer, clientOptions(port), client.handler());
+  cli.start();
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  first->stop();
+  first.reset();
+  REQUIRE(waitFor([&] { return client.closed.load() >= 1; }));
+  CHECK(client.closeReasons().at(0).kind == CloseKind::Eof);
+  // Let it fail at least once against the empty port, then bring a server back.
+  REQUIRE(waitFor([&] { return client.closed.load() >= 2; }));
+  CHECK(client.closeReasons().at(1).kind == CloseKind::Refused);
+  TcpServer second(env.loop, env.timer, serverOptions(port), ChannelHandler{});
+  CHECK(second.listen() == port);
+  const auto t0 = Clock::now();
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }, 5s));
+  // maxDelay 200 ms + 20 % jitter, + one tick and the connect itself.
+  CHECK(Clock::now() - t0 < 600ms);
+  CHECK(client.connected.load() == 2);
+  REQUIRE(waitFor([&] { return second.connections() == 1; }));
+  cli.close();
+}
+
+TEST_CASE("connect refused leaves the client disconnected then it retries") {
+  Env env;
+  RefusingPort refusing;
+  Recorder client;
+  TcpClient cli(env.loop, env.timer, clientOptions(refusing.port), client.handler(),
+                client.stateCallback());
+  cli.start();
+  REQUIRE(waitFor([&] { return cli.connectAttempts() >= 3 && client.closed.load() >= 3; }));
+  const auto reasons = client.closeReasons();
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(reasons.at(i).kind == CloseKind::Refused);
+    CHECK(reasons.at(i).error.name() == "ECONNREFUSED");
+  }
+  CHECK(fmt::format("{}", reasons.at(0).error) == "ECONNREFUSED (connection refused)");
+  const auto states = client.stateList();
+  REQUIRE(states.size() >= 4);
+  CHECK(states.at(0) == ClientState::Connecting);
+  CHECK(states.at(1) == ClientState::Disconnected);
+  CHECK(states.at(2) == ClientState::Connecting);
+  CHECK(states.at(3) == ClientState::Disconnected);
+  CHECK(client.connected.load() == 0);
+  cli.close();
+  CHECK(cli.state() == ClientState::Closed);
+}
+
+TEST_CASE("owner close cancels every task of the client and no reconnect follows") {
+  Env env;
+  HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};  // only this client's tasks
+  RefusingPort refusing;
+  Recorder client;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  TcpClient cli(env.loop, clientTimer, clientOptions(refusing.port), client.handler(),
+                client.stateCallback(), nullptr, metrics);
+  cli.start();
+  REQUIRE(waitFor([&] { return metrics->reconnectsStarted.load() >= 2; }));
+  CHECK(clientTimer.pendingTimeouts() >= 2);  // heartbeat + reconnect (+ a connect timeout)
+  cli.close("done");
+  CHECK(cli.state() == ClientState::Closed);
+  CHECK(waitFor([&] { return clientTimer.pendingTimeouts() == 0; }, 1s));
+  const std::uint64_t attempts = cli.connectAttempts();
+  const std::uint64_t reconnects = metrics->reconnectsStarted.load();
+  // Several backoff periods (max 200 ms) pass: nothing may wake up for this client again.
+  std::this_thread::sleep_for(600ms);
+  CHECK(cli.connectAttempts() == attempts);
+  CHECK(metrics->reconnectsStarted.load() == reconnects);
+  CHECK(clientTimer.pendingTimeouts() == 0);
+  CHECK(client.stateList().back() == ClientState::Closed);
+  cli.close();  // idempotent
+  // Closing a connected client: its socket closes with ClosedByOwner and the server sees EOF.
+  Recorder server;
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  Recorder second;
+  TcpClient cli2(env.loop, clientTimer, clientOptions(srv.listen()), second.handler());
+  cli2.start();
+  REQUIRE(waitFor([&] { return cli2.state() == ClientState::Connected; }));
+  cli2.close("bye");
+  CHECK(second.closeReasons().at(0).kind == CloseKind::ClosedByOwner);
+  CHECK(second.closeReasons().at(0).text == "bye");
+  CHECK(waitFor([&] { return clientTimer.pendingTimeouts() == 0; }, 1s));
+  REQUIRE(waitFor([&] { return server.closed.load() == 1; }));
+  CHECK(server.closeReasons().at(0).kind == CloseKind::Eof);
+}
+
+}  // TEST_SUITE("net")
+
+}  // namespace wbnet
