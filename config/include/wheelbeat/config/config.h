@@ -1,8 +1,112 @@
-// wheelbeat::config — JSON (nlohmann/json, used in this layer only) into the plain option
-// structs each layer owns, with errors naming the JSON pointer, the value and the expectation.
-// Not implemented yet: this header only reserves the namespace so the layer's target exists.
+// wheelbeat::config — a JSON document (nlohmann/json, used inside this layer's sources only) into
+// the plain option structs each layer owns. The format is described by config/wheelbeat.schema.json
+// (installed to share/wheelbeat/) and the README's configuration reference.
+//
+// Contract
+//   - Durations are "60s", "500ms", "2m", "1h", "100us", "5ns" (a non-negative integer and a unit)
+//     or a non-negative integer of milliseconds; anything else is an error.
+//   - Missing keys take the structs' defaults. Unknown keys, wrong types, out-of-range values and
+//     broken cross-field rules (e.g. idle_timeout >= 2 * interval) are errors.
+//   - Every error is reported, not just the first, as
+//       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
+//     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
+//     expected. A cross-field rule blames the key the document wrote (the dependent one if both
+//     were written) and names the other side's effective value (its default when it is missing).
+//   - A document with any error never yields a Config: there is no half-configured result.
+//   - Errors without a place in the document (unreadable file, JSON syntax error, root not an
+//     object) have the pointer "".
+// Thread: every function here is thread-safe (no shared state; files are read, never written).
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/core/log.h>
+#include <wheelbeat/net/options.h>
+#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/tasks/heartbeat_tasks.h>
+#include <wheelbeat/tasks/retry_budget.h>
+#include <wheelbeat/tasks/retry_policy.h>
 
-namespace wheelbeat::config {}
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace wheelbeat::config {
+
+// Everything a wheelbeat process configures. A default-constructed Config equals loading "{}".
+struct Config {
+  core::WheelOptions wheel{};                      // "wheel"
+  core::LogLevel logLevel = core::LogLevel::Info;  // "log_level"
+  // "heartbeat": also copied into server.heartbeat and client.heartbeat by the loader.
+  tasks::HeartbeatOptions heartbeat{};
+  std::map<std::string, tasks::RetryOptions> retry;  // "retry": named policies
+  tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
+  tasks::FailbackOptions failback{};                 // "failback"
+  net::RegistryOptions registry{};                   // "registry"
+  net::ServerOptions server{};                       // "server"
+  net::ClientOptions client{};                       // "client"
+};
+
+// Field-by-field equality (the option structs have no operator== of their own). Doubles compare
+// exactly, which the loader and toJson() preserve.
+[[nodiscard]] bool operator==(const Config& a, const Config& b);
+
+struct ConfigError {
+  std::string pointer;   // JSON pointer (RFC 6901), "" for the whole document
+  std::string value;     // the offending value as written, compact JSON
+  std::string expected;  // what would have been accepted
+
+  // "pointer: value (expected: expected)"; without "pointer: " when the pointer is "".
+  [[nodiscard]] std::string toString() const;
+  friend bool operator==(const ConfigError&, const ConfigError&) = default;
+};
+
+// Thrown by load() / loadString(). what() is every error's toString(), one per line.
+class ConfigErrors : public std::runtime_error {
+public:
+  explicit ConfigErrors(std::vector<ConfigError> errors);
+  [[nodiscard]] const std::vector<ConfigError>& errors() const noexcept { return errors_; }
+
+private:
+  std::vector<ConfigError> errors_;
+};
+
+// Either a Config or at least one error, never both.
+class LoadResult {
+public:
+  explicit LoadResult(Config config) : value_(std::move(config)) {}
+  explicit LoadResult(std::vector<ConfigError> errors);  // throws std::invalid_argument if empty
+
+  [[nodiscard]] bool ok() const noexcept { return value_.index() == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+  // Throws std::logic_error when !ok().
+  [[nodiscard]] const Config& config() const;
+  // Empty when ok().
+  [[nodiscard]] const std::vector<ConfigError>& errors() const noexcept;
+
+private:
+  std::variant<Config, std::vector<ConfigError>> value_;
+};
+
+// Never throw for a bad document or file (only std::bad_alloc can escape).
+[[nodiscard]] LoadResult tryLoad(const std::filesystem::path& path);
+[[nodiscard]] LoadResult tryLoadString(std::string_view json);
+
+// Throw ConfigErrors with every error of the document.
+[[nodiscard]] Config load(const std::filesystem::path& path);
+[[nodiscard]] Config loadString(std::string_view json);
+
+// The effective configuration as a pretty-printed document with every key (defaults filled in),
+// durations in the largest exact unit ("1m", "500ms", 0 for zero), endpoints as "host:port"
+// ("[::1]:20880" for IPv6), policies inline. loadString(toJson(c)) == c for every valid c.
+// server.heartbeat / client.heartbeat are not written: the document has one "heartbeat".
+[[nodiscard]] std::string toJson(const Config& config);
+
+// Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
+// "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff".
+[[nodiscard]] std::vector<std::string> knownKeyPaths();
+
+}  // namespace wheelbeat::config

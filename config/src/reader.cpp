@@ -1,0 +1,62 @@
+#include "reader.h"
+
+#include <fmt/format.h>
+
+namespace wheelbeat::config::detail {
+
+std::string childPointer(std::string_view parent, std::string_view key) {
+  std::string out(parent);
+  out += '/';
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string childPointer(std::string_view parent, std::size_t index) {
+  return fmt::format("{}/{}", parent, index);
+}
+
+std::string dumped(const Json& value) {
+  // The parser only lets valid UTF-8 in; `replace` keeps dump() from throwing regardless.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+const Json* Seen::written(std::string_view key) const {
+  for (const auto& [name, value] : ok_) {
+    if (name == key) return value;
+  }
+  return nullptr;
+}
+
+bool Seen::usable(std::string_view key) const {
+  for (std::string_view name : bad_) {
+    if (name == key) return false;
+  }
+  return true;
+}
+
+void blame(Errors& errors, std::string_view pointer, const Seen& seen, Blame dependent,
+           Blame other) {
+  if (!seen.usable(dependent.key) || !seen.usable(other.key)) return;
+  if (const Json* v = seen.written(dependent.key)) {
+    errors.add(childPointer(pointer, dependent.key), *v, std::move(dependent.expected));
+  } else if (const Json* w = seen.written(other.key)) {
+    errors.add(childPointer(pointer, other.key), *w, std::move(other.expected));
+  } else {
+    // Both defaulted: the defaults themselves break the rule (a base policy the caller chose).
+    errors.add(childPointer(pointer, dependent.key), Json(nullptr), std::move(dependent.expected));
+  }
+}
+
+std::string knownKeysText(std::span<const std::string_view> names) {
+  return fmt::format("a known key: {}", fmt::join(names, ", "));
+}
+
+}  // namespace wheelbeat::config::detail

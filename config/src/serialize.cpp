@@ -1,0 +1,106 @@
+// toJson(): the effective configuration, every key written, in the loader's format.
+#include "sections.h"
+#include "values.h"
+
+#include <array>
+
+namespace wheelbeat::config {
+namespace {
+
+using detail::durationJson;
+using detail::Json;
+
+std::string_view backoffName(tasks::Backoff b) {
+  return b == tasks::Backoff::Fixed ? "fixed" : "exponential";
+}
+
+std::string_view jitterName(tasks::Jitter j) {
+  switch (j) {
+    case tasks::Jitter::None: return "none";
+    case tasks::Jitter::Full: return "full";
+    case tasks::Jitter::Equal: return "equal";
+    case tasks::Jitter::Decorrelated: return "decorrelated";
+    case tasks::Jitter::Proportional: return "proportional";
+  }
+  return "?";  // not a valid RetryOptions: the loader never produces one
+}
+
+std::string_view logLevelKey(core::LogLevel level) {
+  constexpr std::array<std::string_view, 5> kNames{"debug", "info", "warn", "error", "off"};
+  const auto i = static_cast<std::size_t>(level);
+  return i < kNames.size() ? kNames.at(i) : "?";
+}
+
+Json policyJson(const tasks::RetryOptions& o) {
+  return Json{{"backoff", backoffName(o.backoff)},
+              {"initial_delay", durationJson(o.initialDelay)},
+              {"multiplier", o.multiplier},
+              {"max_delay", durationJson(o.maxDelay)},
+              {"jitter", jitterName(o.jitter)},
+              {"jitter_ratio", o.jitterRatio},
+              {"max_attempts", o.maxAttempts},
+              {"deadline", durationJson(o.deadline)},
+              {"retry_on", o.retryOn},
+              {"ignore", o.ignore}};
+}
+
+Json heartbeatJson(const tasks::HeartbeatOptions& o) {
+  return Json{{"interval", durationJson(o.heartbeat)},
+              {"idle_timeout", durationJson(o.idleTimeout)},
+              {"close_timeout", durationJson(o.closeTimeout)},
+              {"reconnect", policyJson(o.reconnectBackoff)},
+              {"seed", o.seed}};
+}
+
+Json retryMapJson(const std::map<std::string, tasks::RetryOptions>& retry) {
+  Json out = Json::object();
+  for (const auto& [name, policy] : retry) out[name] = policyJson(policy);
+  return out;
+}
+
+Json failbackJson(const tasks::FailbackOptions& o) {
+  return Json{{"check", o.check},
+              {"registry_retry", policyJson(o.registryRetry)},
+              {"invocation_retry", policyJson(o.invocationRetry)},
+              {"max_pending_retries", o.maxPendingRetries}};
+}
+
+Json netJson(const Config& c) {
+  return Json{{"registry",
+               {{"kind", net::registryKindName(c.registry.kind)},
+                {"address", detail::formatEndpoint(c.registry.address)},
+                {"group", c.registry.group},
+                {"session", durationJson(c.registry.session)}}},
+              {"server",
+               {{"listen", detail::formatEndpoint(c.server.listen)},
+                {"backlog", c.server.backlog},
+                {"max_body", c.server.codec.maxBodyBytes},
+                {"max_send_queue", c.server.maxSendQueueBytes}}},
+              {"client",
+               {{"server", detail::formatEndpoint(c.client.server)},
+                {"connect_timeout", durationJson(c.client.connectTimeout)},
+                {"max_body", c.client.codec.maxBodyBytes},
+                {"max_send_queue", c.client.maxSendQueueBytes}}}};
+}
+
+}  // namespace
+
+std::string toJson(const Config& c) {
+  Json out{{"log_level", logLevelKey(c.logLevel)},
+           {"wheel",
+            {{"tick", durationJson(c.wheel.tickDuration)},
+             {"ticks_per_wheel", c.wheel.ticksPerWheel},
+             {"max_pending", c.wheel.maxPendingTimeouts}}},
+           {"heartbeat", heartbeatJson(c.heartbeat)},
+           {"retry", retryMapJson(c.retry)},
+           {"retry_budget",
+            {{"ratio", c.retryBudget.ratio},
+             {"min_retries_per_second", c.retryBudget.minRetriesPerSecond},
+             {"window", durationJson(c.retryBudget.window)}}},
+           {"failback", failbackJson(c.failback)}};
+  const Json net = netJson(c);
+  for (const auto& [key, value] : net.items()) out[key] = value;
+  return out.dump(2) + "\n";
+}
+
+}  // namespace wheelbeat::config

@@ -1,0 +1,60 @@
+// Readers of single values (private to config/). Each reads `value` into `out` and returns true,
+// or reports one error at `pointer` and returns false, leaving `out` unchanged.
+#pragma once
+
+#include "reader.h"
+
+#include <wheelbeat/net/options.h>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::config::detail {
+
+using std::chrono::nanoseconds;
+
+// The expectation of a value that is not a duration at all.
+inline constexpr std::string_view kDurationExpected =
+    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
+    "\"500ms\") or a non-negative integer of milliseconds";
+
+// "60s", "500ms", "2m", "1h", "100us", "5ns" or an integer of milliseconds; nullopt otherwise
+// (fractions, negatives, unknown units, a string without unit). A well-formed duration beyond
+// int64 nanoseconds (~292 years) is nullopt with *overflow set.
+[[nodiscard]] std::optional<nanoseconds> parseDuration(const Json& value, bool* overflow = nullptr);
+// The largest unit that shows `d` exactly ("1m", "500ms", "1500us"); 0 is "0s". Never negative
+// for what the loader accepts; a negative value is written in nanoseconds ("-5ns").
+[[nodiscard]] std::string formatDuration(nanoseconds d);
+// What toJson() writes: formatDuration(d) as a string, or the integer 0 for zero.
+[[nodiscard]] Json durationJson(nanoseconds d);
+
+// A duration >= `min`; readPositiveDuration: > 0.
+bool readDuration(Errors& errors, const Json& value, const std::string& pointer, nanoseconds& out,
+                  nanoseconds min = nanoseconds(0));
+bool readPositiveDuration(Errors& errors, const Json& value, const std::string& pointer,
+                          nanoseconds& out);
+
+// An integer in [lo, hi]; `expected` describes the range ("an integer in 1..65535").
+bool readInt(Errors& errors, const Json& value, const std::string& pointer, std::int64_t& out,
+             std::int64_t lo, std::int64_t hi, std::string_view expected);
+bool readUnsigned(Errors& errors, const Json& value, const std::string& pointer, std::uint64_t& out,
+                  std::uint64_t lo, std::uint64_t hi, std::string_view expected);
+// A finite number (integer or not) in [lo, hi].
+bool readNumber(Errors& errors, const Json& value, const std::string& pointer, double& out,
+                double lo, double hi, std::string_view expected);
+bool readBool(Errors& errors, const Json& value, const std::string& pointer, bool& out);
+
+// One of `names` (exact, lower case); `out` is the index of the match.
+bool readEnum(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
+              std::initializer_list<std::string_view> names);
+
+// "host:port", "[v6]:port"; the port in [minPort, 65535]. Host: non-empty, no whitespace.
+bool readEndpoint(Errors& errors, const Json& value, const std::string& pointer, net::Endpoint& out,
+                  std::uint16_t minPort);
+[[nodiscard]] std::string formatEndpoint(const net::Endpoint& e);
+
+}  // namespace wheelbeat::config::detail

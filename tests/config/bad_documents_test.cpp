@@ -1,0 +1,184 @@
+// Table: bad documents and the exact, complete list of messages each must produce.
+#include "helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Bad {
+  std::string json;
+  std::vector<std::string> messages;
+};
+
+const std::string kDuration =
+    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
+    "\"500ms\") or a non-negative integer of milliseconds";
+const std::string kPolicyKeys =
+    "a known key: backoff, initial_delay, multiplier, max_delay, jitter, jitter_ratio, "
+    "max_attempts, deadline, retry_on, ignore";
+const std::string kEndpoint = "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 1..65535";
+
+std::string e(const std::string& pointerAndValue, const std::string& expected) {
+  return pointerAndValue + " (expected: " + expected + ")";
+}
+
+const std::vector<Bad> kBad = {
+    // document and top level
+    {R"([])", {e("[]", "an object at the top level")}},
+    {R"({"foo":1})",
+     {e("/foo: 1",
+        "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, "
+        "registry, server, client")}},
+    {R"({"log_level":"verbose"})",
+     {e(R"(/log_level: "verbose")", R"(one of "debug", "info", "warn", "error", "off")")}},
+    {R"({"log_level":"INFO"})",
+     {e(R"(/log_level: "INFO")", R"(one of "debug", "info", "warn", "error", "off")")}},
+    // wheel
+    {R"({"wheel":5})", {e("/wheel: 5", "an object")}},
+    {R"({"wheel":{"tik":"1s"}})",
+     {e(R"(/wheel/tik: "1s")", "a known key: tick, ticks_per_wheel, max_pending")}},
+    {R"({"wheel":{"tick":"0ms"}})", {e(R"(/wheel/tick: "0ms")", "> 0")}},
+    {R"({"wheel":{"tick":"1.5s"}})", {e(R"(/wheel/tick: "1.5s")", kDuration)}},
+    {R"({"wheel":{"ticks_per_wheel":0}})",
+     {e("/wheel/ticks_per_wheel: 0",
+        "an integer in 1..1073741824 (rounded up to a power of two)")}},
+    {R"({"wheel":{"ticks_per_wheel":1073741825}})",
+     {e("/wheel/ticks_per_wheel: 1073741825",
+        "an integer in 1..1073741824 (rounded up to a power of two)")}},
+    {R"({"wheel":{"ticks_per_wheel":512.0}})",
+     {e("/wheel/ticks_per_wheel: 512.0",
+        "an integer in 1..1073741824 (rounded up to a power of two)")}},
+    {R"({"wheel":{"max_pending":-1}})",
+     {e("/wheel/max_pending: -1", "an integer >= 0 (0: unlimited)")}},
+    {R"({"wheel":{"tick":"1000000h","ticks_per_wheel":1024}})",
+     {e(R"(/wheel/tick: "1000000h")", "< 9007199254740991ns for 1024 ticks per wheel")}},
+    {R"({"wheel":{"tick":"3000000h"}})",
+     {e(R"(/wheel/tick: "3000000h")",
+        "a duration of at most 9223372036854775807ns (about 292 years)")}},
+    // heartbeat
+    {R"({"heartbeat":{"interval":"60s","idle_timeout":"90s"}})",
+     {e(R"(/heartbeat/idle_timeout: "90s")", "0 or >= 2 * interval = 2m")}},
+    {R"({"heartbeat":{"idle_timeout":"1m"}})",
+     {e(R"(/heartbeat/idle_timeout: "1m")", "0 or >= 2 * interval = 2m")}},
+    {R"({"heartbeat":{"interval":0}})", {e("/heartbeat/interval: 0", "> 0")}},
+    {R"({"heartbeat":{"interval":-5}})", {e("/heartbeat/interval: -5", kDuration)}},
+    {R"({"heartbeat":{"interval":"60"}})", {e(R"(/heartbeat/interval: "60")", kDuration)}},
+    {R"({"heartbeat":{"interval":"60 s"}})", {e(R"(/heartbeat/interval: "60 s")", kDuration)}},
+    {R"({"heartbeat":{"interval":"60sec"}})", {e(R"(/heartbeat/interval: "60sec")", kDuration)}},
+    {R"({"heartbeat":{"seed":-1}})",
+     {e("/heartbeat/seed: -1",
+        "an integer in 0..18446744073709551615 (0: a random seed per task)")}},
+    {R"({"heartbeat":{"reconnect":"fast"}})",
+     {e(R"(/heartbeat/reconnect: "fast")", "the name of an entry of /retry (there is none)")}},
+    {R"({"retry":{"a":{},"c":{}},"heartbeat":{"reconnect":"b"}})",
+     {e(R"(/heartbeat/reconnect: "b")", R"(the name of an entry of /retry: "a", "c")")}},
+    {R"({"heartbeat":{"reconnect":5}})",
+     {e("/heartbeat/reconnect: 5", "a retry policy object or the name of an entry of /retry")}},
+    {R"({"heartbeat":{"reconnect":{"jitterRatio":0.1}}})",
+     {e("/heartbeat/reconnect/jitterRatio: 0.1", kPolicyKeys)}},
+    // retry policies
+    {R"({"retry":{"payments":{"max_delay":"500ms"}}})",
+     {e(R"(/retry/payments/max_delay: "500ms")", ">= initial_delay = 1s")}},
+    {R"({"retry":{"p":{"initial_delay":"5m"}}})",
+     {e(R"(/retry/p/initial_delay: "5m")", "<= max_delay = 2m")}},
+    {R"({"retry":{"p":{"backoff":"linear"}}})",
+     {e(R"(/retry/p/backoff: "linear")", R"(one of "fixed", "exponential")")}},
+    {R"({"retry":{"p":{"jitter":"random"}}})",
+     {e(R"(/retry/p/jitter: "random")",
+        R"(one of "none", "full", "equal", "decorrelated", "proportional")")}},
+    {R"({"retry":{"p":{"multiplier":0.5}}})", {e("/retry/p/multiplier: 0.5", "a number >= 1")}},
+    {R"({"retry":{"p":{"jitter_ratio":1.5}}})",
+     {e("/retry/p/jitter_ratio: 1.5", "a number in 0..1")}},
+    {R"({"retry":{"p":{"max_attempts":-2}}})",
+     {e("/retry/p/max_attempts: -2", "an integer: -1 (forever), 0 (no retry) or a maximum > 0")}},
+    {R"({"retry":{"p":{"retry_on":"timeout"}}})",
+     {e(R"(/retry/p/retry_on: "timeout")", "an array of error names")}},
+    {R"({"retry":{"p":{"ignore":["a","",7]}}})",
+     {e(R"(/retry/p/ignore/1: "")", "a non-empty error name"),
+      e("/retry/p/ignore/2: 7", "a non-empty error name")}},
+    {R"({"retry":{"p":{"initial_delay":0}}})", {e("/retry/p/initial_delay: 0", "> 0")}},
+    {R"({"retry":{"p":{"deadline":"-1s"}}})", {e(R"(/retry/p/deadline: "-1s")", kDuration)}},
+    {R"({"retry":[]})", {e("/retry: []", "an object of named retry policies")}},
+    {R"({"retry":{"p":5}})", {e("/retry/p: 5", "an object")}},
+    {R"({"retry":{"a/b~":{"foo":1}}})", {e("/retry/a~1b~0/foo: 1", kPolicyKeys)}},
+    {R"({"retry":{"":{}}})", {e("/retry/: {}", "a non-empty policy name")}},
+    // retry budget
+    {R"({"retry_budget":{"ratio":-0.5}})", {e("/retry_budget/ratio: -0.5", "a number in 0..1000")}},
+    {R"({"retry_budget":{"min_retries_per_second":1000000001}})",
+     {e("/retry_budget/min_retries_per_second: 1000000001", "an integer in 0..1000000000")}},
+    {R"({"retry_budget":{"window":"999us"}})", {e(R"(/retry_budget/window: "999us")", ">= 1ms")}},
+    // failback
+    {R"({"failback":{"check":"yes"}})", {e(R"(/failback/check: "yes")", "true or false")}},
+    {R"({"failback":{"max_pending_retries":0}})",
+     {e("/failback/max_pending_retries: 0", "an integer >= 1")}},
+    {R"({"failback":{"registry_retry":{"initial_delay":"10s"}}})",
+     {e(R"(/failback/registry_retry/initial_delay: "10s")", "<= max_delay = 5s")}},
+    // registry
+    {R"({"registry":{"kind":"zookeeper"}})",
+     {e(R"(/registry/kind: "zookeeper")", R"(one of "embedded", "redis")")}},
+    {R"({"registry":{"address":"localhost"}})",
+     {e(R"(/registry/address: "localhost")", kEndpoint)}},
+    {R"({"registry":{"address":"localhost:0"}})",
+     {e(R"(/registry/address: "localhost:0")", kEndpoint)}},
+    {R"({"registry":{"address":"::1:9090"}})", {e(R"(/registry/address: "::1:9090")", kEndpoint)}},
+    {R"({"registry":{"address":":9090"}})", {e(R"(/registry/address: ":9090")", kEndpoint)}},
+    {R"({"registry":{"group":"my group"}})",
+     {e(R"(/registry/group: "my group")", "a non-empty string without whitespace")}},
+    {R"({"registry":{"session":"500ms"}})", {e(R"(/registry/session: "500ms")", ">= 1s")}},
+    // server
+    {R"({"server":{"listen":"0.0.0.0:65536"}})",
+     {e(R"(/server/listen: "0.0.0.0:65536")",
+        "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 0..65535, 0 = any free port")}},
+    {R"({"server":{"backlog":0}})", {e("/server/backlog: 0", "an integer in 1..65535")}},
+    {R"({"server":{"max_body":0}})", {e("/server/max_body: 0", "an integer in 1..2147483647")}},
+    {R"({"server":{"max_body":16777216}})",
+     {e("/server/max_body: 16777216", "<= max_send_queue - 16 = 16777200")}},
+    {R"({"server":{"max_body":1024,"max_send_queue":1000}})",
+     {e("/server/max_send_queue: 1000", ">= max_body + 16 = 1040")}},
+    // client
+    {R"({"client":{"server":"127.0.0.1:0"}})", {e(R"(/client/server: "127.0.0.1:0")", kEndpoint)}},
+    {R"({"client":{"server":"[::1]20880"}})", {e(R"(/client/server: "[::1]20880")", kEndpoint)}},
+    {R"({"client":{"connect_timeout":"0s"}})", {e(R"(/client/connect_timeout: "0s")", "> 0")}},
+    {R"({"client":{"max_send_queue":"16MiB"}})",
+     {e(R"(/client/max_send_queue: "16MiB")", "an integer >= 1 (bytes)")}},
+    {R"({"client":{"max_body":2147483648}})",
+     {e("/client/max_body: 2147483648", "an integer in 1..2147483647")}},
+    // several errors, in document order; a section's cross-field rules after its fields
+    {R"({"wheel":{"tick":"1x"},"log_level":3})",
+     {e(R"(/wheel/tick: "1x")", kDuration),
+      e("/log_level: 3", R"(one of "debug", "info", "warn", "error", "off")")}},
+    {R"({"heartbeat":{"interval":"2m","idle_timeout":"3m","close_timeout":"-1s"}})",
+     {e(R"(/heartbeat/close_timeout: "-1s")", kDuration),
+      e(R"(/heartbeat/idle_timeout: "3m")", "0 or >= 2 * interval = 4m")}},
+    {R"({"log_level":"x","retry":{"p":{"multiplier":0}},"wheel":{"max_pending":"1"}})",
+     {e(R"(/log_level: "x")", R"(one of "debug", "info", "warn", "error", "off")"),
+      e("/retry/p/multiplier: 0", "a number >= 1"),
+      e(R"(/wheel/max_pending: "1")", "an integer >= 0 (0: unlimited)")}},
+};
+
+}  // namespace
+
+TEST_SUITE("config") {
+
+TEST_CASE("bad documents: each gives exactly its expected messages") {
+  CHECK(kBad.size() >= 40);
+  for (const Bad& bad : kBad) {
+    CAPTURE(bad.json);
+    CHECK(wbtest::messagesOf(bad.json) == bad.messages);
+  }
+}
+
+TEST_CASE("bad documents: load throws ConfigErrors whose what() is every message") {
+  for (const Bad& bad : kBad) {
+    CAPTURE(bad.json);
+    std::string joined;
+    for (const auto& m : bad.messages) joined += (joined.empty() ? "" : "\n") + m;
+    CHECK_THROWS_WITH_AS((void)wheelbeat::config::loadString(bad.json), joined.c_str(),
+                         wheelbeat::config::ConfigErrors);
+  }
+}
+
+}  // TEST_SUITE("config")
