@@ -1,0 +1,186 @@
+// The embedded registry end to end on loopback: a RegistryServer, providers and consumers as
+// RegistryClients on one loop and one wheel. Registration and notification, a provider whose
+// connection ends, a registry restarted on the same port (failback + recover bring everything
+// back, no retry entry left), bad input refused at once.
+#include "../support.h"
+
+#include <wheelbeat/net/registry_client.h>
+#include <wheelbeat/net/registry_server.h>
+
+#include <map>
+#include <optional>
+
+using namespace wbnet;
+using wheelbeat::tasks::FailbackOptions;
+using wheelbeat::tasks::NotifyListener;
+
+namespace {
+
+// The last provider list seen per service, and how many notifications arrived.
+struct Watcher final : NotifyListener {
+  void notify(const std::string& service, const std::vector<std::string>& providers) override {
+    std::lock_guard lock(mutex);
+    last[service] = providers;
+    ++count;
+  }
+  std::optional<std::vector<std::string>> providers(const std::string& service) {
+    std::lock_guard lock(mutex);
+    const auto it = last.find(service);
+    if (it == last.end()) return std::nullopt;
+    return it->second;
+  }
+  bool sees(const std::string& service, const std::vector<std::string>& expected) {
+    return waitFor([&] { return providers(service) == expected; });
+  }
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::string>> last;
+  int count = 0;
+};
+
+FailbackOptions fastFailback() {
+  FailbackOptions o;
+  o.check = false;
+  o.registryRetry.initialDelay = 50ms;
+  o.registryRetry.maxDelay = 50ms;
+  return o;
+}
+
+RegistryOptions registryAt(std::uint16_t port) {
+  RegistryOptions o;
+  o.address = Endpoint{"127.0.0.1", port};
+  return o;
+}
+
+const std::string kUrl = "wheelbeat://127.0.0.1:20880/greeter";
+
+}  // namespace
+
+TEST_SUITE("registry") {
+
+TEST_CASE("embedded registry: a subscriber sees a provider register and leave") {
+  Env env;
+  RegistryServer server(env.loop, env.timer, serverOptions());
+  const auto port = server.start();
+  RegistryClient provider(env.loop, env.timer, registryAt(port), clientOptions(port),
+                          fastFailback());
+  RegistryClient consumer(env.loop, env.timer, registryAt(port), clientOptions(port),
+                          fastFailback());
+  provider.start();
+  consumer.start();
+  auto watcher = std::make_shared<Watcher>();
+  consumer.subscribe("greeter", watcher);
+  CHECK(watcher->sees("greeter", {}));
+  provider.registerUrl(kUrl);
+  CHECK(watcher->sees("greeter", {kUrl}));
+  CHECK(server.providers("greeter") == std::vector<std::string>{kUrl});
+  provider.unregisterUrl(kUrl);
+  CHECK(watcher->sees("greeter", {}));
+  CHECK(provider.failback().pendingRetryCount() == 0);
+  provider.close();
+  consumer.close();
+  server.stop();
+}
+
+TEST_CASE("embedded registry: a provider whose connection ends is removed") {
+  Env env;
+  RegistryServer server(env.loop, env.timer, serverOptions());
+  const auto port = server.start();
+  RegistryClient consumer(env.loop, env.timer, registryAt(port), clientOptions(port));
+  consumer.start();
+  auto watcher = std::make_shared<Watcher>();
+  consumer.subscribe("greeter", watcher);
+  {
+    RegistryClient provider(env.loop, env.timer, registryAt(port), clientOptions(port));
+    provider.start();
+    provider.registerUrl(kUrl);
+    REQUIRE(watcher->sees("greeter", {kUrl}));
+  }  // destroyed without unregistering: the connection ends
+  CHECK(watcher->sees("greeter", {}));
+  CHECK(waitFor([&] { return server.sessions() == 1; }));
+  consumer.close();
+  server.stop();
+}
+
+TEST_CASE("embedded registry: a restarted registry gets every registration back") {
+  Env env;
+  std::optional<RegistryServer> server(std::in_place, env.loop, env.timer, serverOptions());
+  const auto port = server->start();
+  RegistryClient provider(env.loop, env.timer, registryAt(port), clientOptions(port),
+                          fastFailback());
+  RegistryClient consumer(env.loop, env.timer, registryAt(port), clientOptions(port),
+                          fastFailback());
+  provider.start();
+  consumer.start();
+  auto watcher = std::make_shared<Watcher>();
+  consumer.subscribe("greeter", watcher);
+  provider.registerUrl(kUrl);
+  REQUIRE(watcher->sees("greeter", {kUrl}));
+  server->stop();
+  server.reset();
+  server.emplace(env.loop, env.timer, serverOptions(port));
+  REQUIRE(server->start() == port);
+  // Both clients reconnect (backoff <= 200 ms) and recover(): the provider re-registers and the
+  // consumer re-subscribes and is told the list again.
+  CHECK(waitFor([&] { return server->providers("greeter") == std::vector<std::string>{kUrl}; }));
+  CHECK(waitFor([&] { return server->sessions() == 2; }));
+  CHECK(watcher->sees("greeter", {kUrl}));
+  CHECK(waitFor([&] {
+    return provider.failback().pendingRetryCount() == 0 &&
+           consumer.failback().pendingRetryCount() == 0;
+  }));
+  provider.close();
+  consumer.close();
+  server->stop();
+}
+
+TEST_CASE("embedded registry: calls while the registry is down are retried until it is up") {
+  Env env;
+  std::uint16_t port = 0;
+  {
+    RegistryServer probe(env.loop, env.timer, serverOptions());
+    port = probe.start();  // a free port, released again
+  }
+  RegistryClient provider(env.loop, env.timer, registryAt(port), clientOptions(port),
+                          fastFailback());
+  provider.start();
+  CHECK(provider.state() != ClientState::Connected);
+  provider.registerUrl(kUrl);
+  CHECK(provider.failback().pendingRetryCount() == 1);
+  RegistryServer server(env.loop, env.timer, serverOptions(port));
+  REQUIRE(server.start() == port);
+  CHECK(waitFor([&] { return server.providers("greeter") == std::vector<std::string>{kUrl}; }));
+  CHECK(waitFor([&] { return provider.failback().pendingRetryCount() == 0; }));
+  provider.close();
+  server.stop();
+}
+
+TEST_CASE("embedded registry: check=true reports an unreachable registry at once") {
+  Env env;
+  RegistryServer probe(env.loop, env.timer, serverOptions());
+  const auto port = probe.start();
+  probe.stop();
+  RegistryClient provider(env.loop, env.timer, registryAt(port), clientOptions(port));
+  provider.start();
+  std::atomic<int> failures{0};
+  provider.registerUrl(kUrl, [&](const wheelbeat::tasks::CallResult& r) {
+    if (!r.ok && !r.retrying && r.error == "disconnected") ++failures;
+  });
+  CHECK(waitFor([&] { return failures.load() == 1; }));
+  CHECK(provider.failback().registered().empty());
+  CHECK(provider.failback().pendingRetryCount() == 0);
+  provider.close();
+}
+
+TEST_CASE("embedded registry: malformed urls and services are refused before any call") {
+  Env env;
+  RegistryClient client(env.loop, env.timer, registryAt(9), clientOptions(9));
+  CHECK_THROWS_AS(client.registerUrl("greeter"), std::invalid_argument);
+  CHECK_THROWS_AS(client.subscribe("a b", std::make_shared<Watcher>()), std::invalid_argument);
+  CHECK(client.failback().registered().empty());
+  RegistryOptions redis = registryAt(9);
+  redis.kind = RegistryKind::Redis;
+  CHECK_THROWS_AS(RegistryClient(env.loop, env.timer, redis), std::invalid_argument);
+  client.close();
+}
+
+}  // TEST_SUITE("registry")
