@@ -21,6 +21,9 @@ DEB_PACKAGES := cmake g++ pkg-config libuv1-dev nlohmann-json3-dev doctest-dev l
 # The fuzz stage: clang, and libFuzzer's runtime, which clang only recommends (so
 # --no-install-recommends leaves it out): libclang-rt-dev pulls the one matching Debian's clang.
 DEB_PACKAGES += clang libclang-rt-dev
+# The Redis registry: hiredis (with its libuv adapter) and a redis-server the tests start on a
+# loopback port of their own.
+DEB_PACKAGES += libhiredis-dev redis-server
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
