@@ -136,6 +136,10 @@ RegistryClient::RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer,
                                std::shared_ptr<tasks::FailbackMetrics> metrics)
     : connectTimeout_(client.connectTimeout), backend_(std::make_shared<Backend>(requestTimeout)) {
   validate(registry);
+  if (requestTimeout <= std::chrono::nanoseconds(0)) {
+    throw std::invalid_argument(fmt::format("RegistryClient: requestTimeout = {}ns (expected: > 0)",
+                                            requestTimeout.count()));
+  }
   if (registry.kind != RegistryKind::Embedded) {
     throw std::invalid_argument(
         "RegistryClient: RegistryOptions.kind = redis (expected: embedded)");
@@ -157,6 +161,10 @@ RegistryClient::RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer,
                                                         std::move(listener), std::move(metrics));
   backend_->onReconnected = [f = failback_.get()] { f->recover(); };
 }
+
+RegistryClient::RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup s)
+    : RegistryClient(loop, timer, std::move(s.registry), std::move(s.client), std::move(s.failback),
+                     s.requestTimeout, std::move(s.listener), std::move(s.metrics)) {}
 
 RegistryClient::~RegistryClient() { close(); }
 
@@ -209,6 +217,7 @@ void RegistryClient::unsubscribe(const std::string& service,
 
 tasks::FailbackRegistry& RegistryClient::failback() noexcept { return *failback_; }
 ClientState RegistryClient::state() const noexcept { return backend_->client->state(); }
+bool RegistryClient::isConnected() const noexcept { return state() == ClientState::Connected; }
 TcpClient& RegistryClient::connection() noexcept { return *backend_->client; }
 
 }  // namespace wheelbeat::net

@@ -21,6 +21,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/options.h>
+#include <wheelbeat/net/registry.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/tasks/failback.h>
 
@@ -30,7 +31,7 @@
 
 namespace wheelbeat::net {
 
-class RegistryClient {
+class RegistryClient final : public Registry {
 public:
   // Connects to `registry.address` (kind must be Embedded: std::invalid_argument otherwise) with
   // `client`'s heartbeat, reconnect and limits (client.server is ignored). `requestTimeout`
@@ -40,27 +41,29 @@ public:
                  std::chrono::nanoseconds requestTimeout = std::chrono::seconds(3),
                  std::shared_ptr<tasks::FailbackListener> listener = nullptr,
                  std::shared_ptr<tasks::FailbackMetrics> metrics = nullptr);
-  ~RegistryClient();
+  explicit RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup setup);
+  ~RegistryClient() override;
   RegistryClient(const RegistryClient&) = delete;
   RegistryClient& operator=(const RegistryClient&) = delete;
 
   // Starts connecting and waits until the first attempt ended (connected or failed), at most
   // the connect timeout, so that calls right after start() find the connection if the registry
   // is up. With failback.check, calls made while the registry is unreachable fail at once.
-  void start();
+  void start() override;
   // Cancels every retry and closes the connection. Idempotent.
-  void close();
+  void close() override;
 
   // FailbackRegistry's calls (see tasks/failback.h): failures are retried on the wheel. A url
   // or service the protocol refuses (registry_protocol.h) throws std::invalid_argument at once.
-  void registerUrl(const std::string& url, tasks::Completion done = nullptr);
-  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr);
+  void registerUrl(const std::string& url, tasks::Completion done = nullptr) override;
+  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr) override;
   void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                 tasks::Completion done = nullptr);
+                 tasks::Completion done = nullptr) override;
   void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                   tasks::Completion done = nullptr);
+                   tasks::Completion done = nullptr) override;
 
-  [[nodiscard]] tasks::FailbackRegistry& failback() noexcept;
+  [[nodiscard]] tasks::FailbackRegistry& failback() noexcept override;
+  [[nodiscard]] bool isConnected() const noexcept override;
   [[nodiscard]] ClientState state() const noexcept;
   [[nodiscard]] TcpClient& connection() noexcept;
 
