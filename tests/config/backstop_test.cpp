@@ -1,0 +1,92 @@
+// The backstop: the layers' validate() after the loader's own checks. It must catch what the
+// loader misses, and no document, good or bad, may ever need it.
+#include "helpers.h"
+#include "sections.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+
+using namespace std::chrono_literals;
+using wheelbeat::config::Config;
+using wheelbeat::config::ConfigError;
+using wheelbeat::config::detail::backstopErrors;
+using wheelbeat::config::detail::backstopHits;
+
+namespace {
+
+constexpr const char* kExpected =
+    "options the layers accept (the loader missed this rule: a wheelbeat bug)";
+
+// Documents at the edges of every rule, valid or just past the edge.
+const std::vector<std::string> kEdgeDocuments = {
+    R"({"wheel":{"tick":"1ns","ticks_per_wheel":1}})",
+    R"({"wheel":{"tick":"2562047h","ticks_per_wheel":1}})",
+    R"({"wheel":{"tick":"4503599627370495ns","ticks_per_wheel":1024}})",
+    R"({"wheel":{"tick":"4503599627370496ns","ticks_per_wheel":2048}})",
+    R"({"wheel":{"tick":"8589934591ns","ticks_per_wheel":1073741824}})",
+    R"({"heartbeat":{"interval":"1ns","idle_timeout":"2ns"}})",
+    R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"9223372036854775807ns"}})",
+    R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"1ns"}})",
+    R"({"heartbeat":{"reconnect":{"initial_delay":"1ns","max_delay":"1ns","jitter_ratio":0}}})",
+    R"({"heartbeat":{"reconnect":{"multiplier":1.7976931348623157e308,"max_attempts":9223372036854775807}}})",
+    R"({"heartbeat":{"seed":18446744073709551615}})",
+    R"({"retry_budget":{"ratio":0,"min_retries_per_second":1000000000,"window":"1ms"}})",
+    R"({"retry_budget":{"ratio":1000.0000001}})",
+    R"({"failback":{"registry_retry":{"max_delay":"4s"},"max_pending_retries":1}})",
+    R"({"registry":{"address":"[::1]:1","group":"x","session":"1s"}})",
+    R"({"registry":{"group":"a\tb"}})",
+    R"({"server":{"listen":"h:0","max_body":2147483647,"max_send_queue":2147483663}})",
+    R"({"server":{"max_body":2147483647,"max_send_queue":2147483662}})",
+    R"({"client":{"server":"h:65535","connect_timeout":"1ns","max_body":1,"max_send_queue":17}})",
+    R"({"client":{"max_body":1,"max_send_queue":16}})",
+};
+
+}  // namespace
+
+TEST_SUITE("config") {
+
+TEST_CASE("backstop: a rule the loader missed becomes an error with pointer empty") {
+  Config c;
+  c.heartbeat.heartbeat = 0s;
+  c.server.codec.maxBodyBytes = 0;
+  const auto before = backstopHits();
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{
+            {"", R"x("HeartbeatOptions.heartbeat = 0s (expected: > 0)")x", kExpected},
+            {"", R"x("ServerOptions.codec.maxBodyBytes = 0 (expected: 1 .. 2147483647)")x",
+             kExpected}});
+  CHECK(backstopHits() == before + 1);
+}
+
+TEST_CASE("backstop: the wheel's rules are the timer's") {
+  Config c;
+  c.wheel.ticksPerWheel = 0;
+  CHECK(backstopErrors(c).size() == 1);
+  c.wheel = {std::chrono::nanoseconds(4503599627370496), 2048, 0};  // 2^52 ns × 2^11 = 2^63
+  CHECK(backstopErrors(c).size() == 1);
+  c.wheel.ticksPerWheel = 1025;  // rounded up to 2048 as well
+  CHECK(backstopErrors(c).size() == 1);
+  c.wheel.ticksPerWheel = 1024;
+  CHECK(backstopErrors(c).empty());
+  CHECK(backstopErrors(Config{}).empty());
+}
+
+TEST_CASE("backstop: no edge or sample document ever reaches it") {
+  const auto before = backstopHits();
+  int loaded = 0;
+  for (const auto& json : kEdgeDocuments) {
+    CAPTURE(json);
+    const auto result = wheelbeat::config::tryLoadString(json);
+    for (const auto& e : result.errors()) CHECK(!e.pointer.empty());
+    loaded += result.ok() ? 1 : 0;
+  }
+  CHECK(loaded == 12);
+  for (const auto& entry : std::filesystem::directory_iterator(wbtest::samplesDir())) {
+    CHECK(wheelbeat::config::tryLoad(entry.path()).ok());
+  }
+  CHECK(backstopHits() == before);
+}
+
+}  // TEST_SUITE("config")

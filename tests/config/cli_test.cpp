@@ -1,0 +1,98 @@
+// wheelbeat-config, in-process (cli::run); tests/config/run_cli.cmake runs the real binary.
+#include "cli.h"
+
+#include "helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cli = wheelbeat::config::cli;
+
+namespace {
+
+struct Run {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Run run(const std::vector<std::string>& args) {
+  const std::vector<std::string_view> views(args.begin(), args.end());
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = cli::run(views, out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::string sample(const char* name) { return (wbtest::samplesDir() / name).string(); }
+std::string data(const char* name) {
+  return (wbtest::sourceDir() / "tests" / "config" / "data" / name).string();
+}
+
+std::string fileText(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_SUITE("config") {
+
+TEST_CASE("cli: a valid file prints its effective configuration and exits 0") {
+  const Run r = run({"validate", sample("server.json")});
+  CHECK(r.status == cli::kValid);
+  CHECK(r.err.empty());
+  CHECK(r.out == wheelbeat::config::toJson(wheelbeat::config::load(sample("server.json"))));
+}
+
+TEST_CASE("cli: several valid files print one document each in order") {
+  const Run r = run({"validate", sample("minimal.json"), sample("client.json")});
+  CHECK(r.status == cli::kValid);
+  CHECK(r.out == wheelbeat::config::toJson({}) +
+                     wheelbeat::config::toJson(wheelbeat::config::load(sample("client.json"))));
+}
+
+TEST_CASE("cli: a bad file prints every error with its file name and exits 1") {
+  const Run r = run({"validate", data("bad.json")});
+  CHECK(r.status == cli::kInvalid);
+  CHECK(r.out.empty());
+  std::string expected = fileText(data("bad.stderr"));
+  std::string prefixed;
+  std::istringstream lines(expected);
+  for (std::string line; std::getline(lines, line);) {
+    prefixed += data("") + line + "\n";  // the file as named on the command line
+  }
+  CHECK(r.err == prefixed);
+}
+
+TEST_CASE("cli: one bad file among good ones prints no configuration") {
+  const Run r = run({"validate", sample("full.json"), "/nonexistent.json"});
+  CHECK(r.status == cli::kInvalid);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "/nonexistent.json: cannot read \"/nonexistent.json\": No such file or directory "
+        "(expected: a readable file)\n");
+}
+
+TEST_CASE("cli: help exits 0 and bad usage exits 2 with the usage") {
+  const Run help = run({"--help"});
+  CHECK(help.status == cli::kValid);
+  CHECK(help.out.starts_with("usage: wheelbeat-config validate FILE...\n"));
+  CHECK(help.err.empty());
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {}, {"validate"}, {"check", "a.json"}, {"validate", "--strict", "a.json"}, {"-x"}}) {
+    CAPTURE(args.size());
+    const Run r = run(args);
+    CHECK(r.status == cli::kBadUsage);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("usage: wheelbeat-config validate FILE...") != std::string::npos);
+  }
+}
+
+}  // TEST_SUITE("config")

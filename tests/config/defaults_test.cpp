@@ -1,0 +1,71 @@
+// Defaults: a missing key takes the struct's default; the heartbeat section is shared.
+#include "helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+using namespace std::chrono_literals;
+using wheelbeat::config::Config;
+using wheelbeat::config::loadString;
+
+TEST_SUITE("config") {
+
+TEST_CASE("defaults: the empty document equals a default Config") {
+  CHECK(loadString("{}") == Config{});
+  CHECK(loadString(R"({"wheel":{},"heartbeat":{},"retry":{},"retry_budget":{},"failback":{},
+                       "registry":{},"server":{},"client":{}})") == Config{});
+}
+
+TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has one)") {
+  const Config c = loadString("{}");
+  CHECK(c.logLevel == wheelbeat::core::LogLevel::Info);
+  CHECK(c.wheel.tickDuration == 100ms);
+  CHECK(c.wheel.ticksPerWheel == 512);
+  CHECK(c.heartbeat.heartbeat == 60s);
+  CHECK(c.heartbeat.idleTimeout == 0s);  // 0 = 3 × interval, resolved by the tasks
+  CHECK(c.retry.empty());
+  CHECK(c.failback.registryRetry.backoff == wheelbeat::tasks::Backoff::Fixed);
+  CHECK(c.failback.invocationRetry.maxAttempts == 3);
+  CHECK(c.registry.session == 60s);
+  CHECK(c.server.listen == wheelbeat::net::Endpoint{"0.0.0.0", 20880});
+  CHECK(c.client.connectTimeout == 3s);
+  CHECK(c.client.codec.maxBodyBytes == 8u << 20);
+}
+
+TEST_CASE("defaults: heartbeat is copied into server and client") {
+  const Config c = loadString(R"({"heartbeat":{"interval":"20s","close_timeout":"1m"}})");
+  CHECK(c.heartbeat.heartbeat == 20s);
+  CHECK(c.server.heartbeat.heartbeat == 20s);
+  CHECK(c.server.heartbeat.closeTimeout == 1min);
+  CHECK(c.client.heartbeat.heartbeat == 20s);
+}
+
+TEST_CASE("defaults: an inline failback policy starts from that field's default policy") {
+  const Config c = loadString(R"({"failback":{"registry_retry":{"max_attempts":7},
+                                              "invocation_retry":{"initial_delay":"1s"}}})");
+  auto expected = wheelbeat::tasks::FailbackOptions::defaultRegistryRetry();
+  expected.maxAttempts = 7;
+  Config want;
+  want.failback.registryRetry = expected;
+  want.failback.invocationRetry.initialDelay = 1s;
+  CHECK(c == want);
+}
+
+TEST_CASE("defaults: boundary values are accepted") {
+  const Config c = loadString(R"({
+    "wheel":{"tick":"1ms","ticks_per_wheel":1073741824},
+    "heartbeat":{"interval":"1m","idle_timeout":"2m"},
+    "retry":{"p":{"initial_delay":"3s","max_delay":"3s","multiplier":1,"jitter_ratio":1,
+                  "max_attempts":0}},
+    "retry_budget":{"ratio":1000,"min_retries_per_second":0,"window":"1ms"},
+    "registry":{"session":"1s","address":"h:65535"},
+    "server":{"listen":"[::]:0","backlog":65535,"max_body":2147483647,"max_send_queue":2147483663},
+    "client":{"server":"a:1","max_body":1,"max_send_queue":17}})");
+  CHECK(c.wheel.ticksPerWheel == 1073741824);
+  CHECK(c.heartbeat.idleTimeout == 2min);
+  CHECK(c.server.listen == wheelbeat::net::Endpoint{"::", 0});
+  CHECK(c.client.maxSendQueueBytes == 17);
+}
+
+}  // TEST_SUITE("config")

@@ -1,0 +1,150 @@
+// toJson(): every key written, and loadString(toJson(c)) == c.
+#include "helpers.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <set>
+
+using namespace std::chrono_literals;
+using wheelbeat::config::Config;
+using wheelbeat::config::loadString;
+using wheelbeat::config::toJson;
+
+namespace {
+
+wheelbeat::tasks::RetryOptions oddPolicy(std::int64_t salt) {
+  wheelbeat::tasks::RetryOptions o;
+  o.backoff = wheelbeat::tasks::Backoff::Fixed;
+  o.initialDelay = 250ms + std::chrono::milliseconds(salt);
+  o.multiplier = 1.0 / 3.0 + 1.0;  // not a short decimal: doubles must survive exactly
+  o.maxDelay = 90s;
+  o.jitter = wheelbeat::tasks::Jitter::Decorrelated;
+  o.jitterRatio = 0.1;
+  o.maxAttempts = 4 + salt;
+  o.deadline = 1h + 1ns;
+  o.retryOn = {"timeout", "a/b"};
+  o.ignore = {"fatal"};
+  return o;
+}
+
+// Every field differs from its default.
+Config everythingChanged() {
+  Config c;
+  c.wheel = {7ms, 1000, 42};
+  c.logLevel = wheelbeat::core::LogLevel::Debug;
+  c.heartbeat = {20s, 50s, 70s, oddPolicy(0), 12345678901234567890ULL};
+  c.retry = {{"payments", oddPolicy(1)}, {"odd name ~/", oddPolicy(2)}};
+  c.retryBudget = {0.75, 3, 1500us};
+  c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
+  c.registry = {wheelbeat::net::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
+  c.server.listen = {"::", 0};
+  c.server.backlog = 128;
+  c.server.codec.maxBodyBytes = 1000;
+  c.server.maxSendQueueBytes = 1016;
+  c.client.server = {"example.org", 1};
+  c.client.connectTimeout = 1500ms;
+  c.client.codec.maxBodyBytes = 2000;
+  c.client.maxSendQueueBytes = 5000;
+  c.server.heartbeat = c.heartbeat;
+  c.client.heartbeat = c.heartbeat;
+  return c;
+}
+
+// The key paths of a document, names of "retry" as "*".
+void collectPaths(const nlohmann::json& j, const std::string& at, std::set<std::string>& out) {
+  if (!j.is_object()) return;
+  for (const auto& [key, value] : j.items()) {
+    const std::string path = at + "/" + (at == "/retry" ? "*" : key);
+    out.insert(path);
+    collectPaths(value, path, out);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("config") {
+
+TEST_CASE("round trip: a config with every field changed comes back equal") {
+  const Config c = everythingChanged();
+  CHECK_FALSE(c == Config{});
+  const Config back = loadString(toJson(c));
+  CHECK(back == c);
+  CHECK(toJson(back) == toJson(c));
+}
+
+TEST_CASE("round trip: defaults and every sample come back equal") {
+  CHECK(loadString(toJson(Config{})) == Config{});
+  for (const char* name : {"minimal.json", "client.json", "server.json", "full.json"}) {
+    CAPTURE(name);
+    const Config c = wheelbeat::config::load(wbtest::samplesDir() / name);
+    CHECK(loadString(toJson(c)) == c);
+  }
+}
+
+TEST_CASE("round trip: toJson writes every known key and nothing else") {
+  std::set<std::string> written;
+  collectPaths(nlohmann::json::parse(toJson(everythingChanged())), "", written);
+  const auto known = wheelbeat::config::knownKeyPaths();
+  CHECK(written == std::set<std::string>(known.begin(), known.end()));
+}
+
+TEST_CASE("round trip: toJson writes the documented forms") {
+  const auto j = nlohmann::json::parse(toJson(everythingChanged()));
+  CHECK(j["wheel"]["tick"] == "7ms");
+  CHECK(j["heartbeat"]["interval"] == "20s");
+  CHECK(j["heartbeat"]["reconnect"]["deadline"] == "3600000000001ns");
+  CHECK(j["retry_budget"]["window"] == "1500us");
+  CHECK(j["registry"]["address"] == "[fe80::1]:6379");
+  CHECK(j["server"]["listen"] == "[::]:0");
+  CHECK(j["log_level"] == "debug");
+  CHECK(nlohmann::json::parse(toJson(Config{}))["retry"]["payments"].is_null());
+  CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["idle_timeout"] == 0);
+}
+
+TEST_CASE("round trip: equality sees a change in any single field") {
+  const std::vector<std::function<void(Config&)>> changes = {
+      [](Config& c) { c.wheel.tickDuration = 1ms; },
+      [](Config& c) { c.wheel.ticksPerWheel = 8; },
+      [](Config& c) { c.wheel.maxPendingTimeouts = 1; },
+      [](Config& c) { c.logLevel = wheelbeat::core::LogLevel::Off; },
+      [](Config& c) { c.heartbeat.heartbeat = 1s; },
+      [](Config& c) { c.heartbeat.idleTimeout = 1s; },
+      [](Config& c) { c.heartbeat.closeTimeout = 1s; },
+      [](Config& c) { c.heartbeat.seed = 1; },
+      [](Config& c) { c.heartbeat.reconnectBackoff.multiplier = 2; },
+      [](Config& c) { c.retry["x"] = {}; },
+      [](Config& c) { c.retryBudget.ratio = 0.5; },
+      [](Config& c) { c.retryBudget.minRetriesPerSecond = 1; },
+      [](Config& c) { c.retryBudget.window = 1s; },
+      [](Config& c) { c.failback.check = false; },
+      [](Config& c) { c.failback.registryRetry.ignore = {"x"}; },
+      [](Config& c) { c.failback.invocationRetry.retryOn = {"x"}; },
+      [](Config& c) { c.failback.maxPendingRetries = 1; },
+      [](Config& c) { c.registry.kind = wheelbeat::net::RegistryKind::Redis; },
+      [](Config& c) { c.registry.address.port = 1; },
+      [](Config& c) { c.registry.group = "x"; },
+      [](Config& c) { c.registry.session = 2s; },
+      [](Config& c) { c.server.listen.host = "x"; },
+      [](Config& c) { c.server.backlog = 1; },
+      [](Config& c) { c.server.codec.maxBodyBytes = 1; },
+      [](Config& c) { c.server.maxSendQueueBytes = 1; },
+      [](Config& c) { c.server.heartbeat.seed = 1; },
+      [](Config& c) { c.client.server.port = 1; },
+      [](Config& c) { c.client.connectTimeout = 1s; },
+      [](Config& c) { c.client.codec.maxBodyBytes = 1; },
+      [](Config& c) { c.client.maxSendQueueBytes = 1; },
+      [](Config& c) { c.client.heartbeat.seed = 1; },
+  };
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    CAPTURE(i);
+    Config c;
+    changes[i](c);
+    CHECK_FALSE(c == Config{});
+  }
+}
+
+}  // TEST_SUITE("config")

@@ -1,0 +1,124 @@
+// Structure: unknown keys at every level, wrong types, and many errors reported at once.
+#include "helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kPolicyKeys =
+    "a known key: backoff, initial_delay, multiplier, max_delay, jitter, jitter_ratio, "
+    "max_attempts, deadline, retry_on, ignore";
+
+struct Level {
+  std::string json;     // the document, with the unknown key "x": 1 at that level
+  std::string pointer;  // where the unknown key is
+  std::string known;    // the known keys listed in the message
+};
+
+}  // namespace
+
+TEST_SUITE("config") {
+
+TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
+  const std::vector<Level> levels = {
+      {R"({"x":1})", "/x",
+       "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, registry, server, "
+       "client"},
+      {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
+      {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
+       "a known key: interval, idle_timeout, close_timeout, reconnect, seed"},
+      {R"({"heartbeat":{"reconnect":{"x":1}}})", "/heartbeat/reconnect/x", kPolicyKeys},
+      {R"({"retry":{"p":{"x":1}}})", "/retry/p/x", kPolicyKeys},
+      {R"({"retry_budget":{"x":1}})", "/retry_budget/x",
+       "a known key: ratio, min_retries_per_second, window"},
+      {R"({"failback":{"x":1}})", "/failback/x",
+       "a known key: check, registry_retry, invocation_retry, max_pending_retries"},
+      {R"({"failback":{"registry_retry":{"x":1}}})", "/failback/registry_retry/x", kPolicyKeys},
+      {R"({"failback":{"invocation_retry":{"x":1}}})", "/failback/invocation_retry/x", kPolicyKeys},
+      {R"({"registry":{"x":1}})", "/registry/x", "a known key: kind, address, group, session"},
+      {R"({"server":{"x":1}})", "/server/x",
+       "a known key: listen, backlog, max_body, max_send_queue"},
+      {R"({"client":{"x":1}})", "/client/x",
+       "a known key: server, connect_timeout, max_body, max_send_queue"},
+  };
+  for (const Level& level : levels) {
+    CAPTURE(level.json);
+    CHECK(wbtest::messagesOf(level.json) ==
+          std::vector<std::string>{level.pointer + ": 1 (expected: " + level.known + ")"});
+  }
+}
+
+TEST_CASE("unknown keys: near misses in case or spelling are not accepted") {
+  CHECK(
+      wbtest::messagesOf(R"({"Wheel":{},"heartbeat":{"Interval":"1s","idleTimeout":0}})").size() ==
+      3);
+}
+
+TEST_CASE("type errors: each kind of value rejects the other JSON types") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // pointer → expectation, for values of the wrong type: null, true, "s", [], {}
+      {"/wheel/ticks_per_wheel", "an integer in 1..1073741824 (rounded up to a power of two)"},
+      {"/retry_budget/ratio", "a number in 0..1000"},
+      {"/failback/check", "true or false"},
+      {"/registry/kind", R"(one of "embedded", "redis")"},
+      {"/registry/group", "a non-empty string without whitespace"},
+      {"/server/max_body", "an integer in 1..2147483647"},
+  };
+  for (const auto& [pointer, expected] : cases) {
+    const auto slash = pointer.rfind('/');
+    const std::string section = pointer.substr(1, slash - 1);
+    const std::string key = pointer.substr(slash + 1);
+    for (const std::string value : {"null", "[]", "{}", "[1]"}) {
+      const std::string json = R"({")" + section + R"(":{")" + key + R"(":)" + value + "}}";
+      CAPTURE(json);
+      CHECK(wbtest::messagesOf(json) ==
+            std::vector<std::string>{pointer + ": " + value + " (expected: " + expected + ")"});
+    }
+  }
+}
+
+TEST_CASE("type errors: a section that is not an object") {
+  for (const std::string section :
+       {"wheel", "heartbeat", "retry_budget", "failback", "registry", "server", "client"}) {
+    CAPTURE(section);
+    CHECK(wbtest::messagesOf(R"({")" + section + R"(":"on"})") ==
+          std::vector<std::string>{"/" + section + R"(: "on" (expected: an object))"});
+  }
+}
+
+TEST_CASE("several errors: all reported at once in document order") {
+  const auto messages = wbtest::messagesOf(R"({
+    "client":{"server":"nohost","connect_timeout":"0s","max_body":0},
+    "log_level":"loud",
+    "wheel":{"tick":"1.5ms","max_pending":-3,"y":0},
+    "retry":{"a":{"initial_delay":"2m","max_delay":"1m"},"b":{"jitter":"x"}},
+    "heartbeat":{"interval":"10s","idle_timeout":"15s","reconnect":"c"}})");
+  const std::vector<std::string> pointers = {"/client/server",
+                                             "/client/connect_timeout",
+                                             "/client/max_body",
+                                             "/log_level",
+                                             "/wheel/tick",
+                                             "/wheel/max_pending",
+                                             "/wheel/y",
+                                             "/retry/a/max_delay",
+                                             "/retry/b/jitter",
+                                             "/heartbeat/reconnect",
+                                             "/heartbeat/idle_timeout"};
+  REQUIRE(messages.size() == pointers.size());
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    CAPTURE(messages[i]);
+    CHECK(messages[i].starts_with(pointers[i] + ": "));
+  }
+}
+
+TEST_CASE("several errors: a bad document yields no Config at all") {
+  const auto result = wheelbeat::config::tryLoadString(R"({"wheel":{"tick":"1s"},"log_level":1})");
+  CHECK_FALSE(result.ok());
+  CHECK(result.errors().size() == 1);
+  CHECK_THROWS_AS((void)result.config(), std::logic_error);
+}
+
+}  // TEST_SUITE("config")
