@@ -1,0 +1,172 @@
+// --role client: `conns` TcpClients on one EventLoop and one shared wheel, each with its own
+// heartbeat and reconnect tasks (the library's per-connection model), connecting in batches.
+//
+// Replies: "ready rss=R cpu_ns=N" before any client exists (the RSS baseline), "connected n=N"
+// once all are connected, then per command: "stats" -> "stats ...", "rtt" -> the RTT histogram
+// (rtt_histogram.h). EOF on stdin: close every client and exit 0.
+//
+// Round trips: net/ measures each heartbeat itself (sendHeartbeat() on the wheel thread to its
+// answer in the read callback, on the timer's clock) and exposes only the last one,
+// Channel::lastHeartbeatRtt(); heartbeat answers never reach the handler, so the bench cannot
+// time them on its own. The listener's onHeartbeatSent() runs right after the next heartbeat is
+// queued, when the previous one's RTT is final: recording it there samples every answered
+// heartbeat once, with no polling (a value equal to the last one recorded is a repeat: skipped).
+#include "net_bench.h"
+#include "proto.h"
+#include "rtt_histogram.h"
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/tcp_client.h>
+
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace wheelbeat::bench::netbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Connects per batch: a few hundred SYNs at a time stay far below the accept backlog.
+constexpr int kBatch = 256;
+
+class RttListener final : public tasks::TaskListener {
+public:
+  explicit RttListener(std::size_t maxChannelId) : last_(maxChannelId + 1, 0) {}
+
+  void onHeartbeatSent(tasks::Channel& channel) override {
+    auto* ch = dynamic_cast<net::Channel*>(&channel);
+    if (ch == nullptr) return;
+    const std::int64_t rtt = ch->lastHeartbeatRtt().count();
+    const std::uint64_t id = ch->id();
+    if (rtt <= 0 || (id < last_.size() && last_[id] == rtt)) return;
+    if (id < last_.size()) last_[id] = rtt;  // wheel thread only: no lock
+    histogram.record(rtt);
+    samples.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  RttHistogram histogram;
+  std::atomic<std::int64_t> samples{0};
+
+private:
+  std::vector<std::int64_t> last_;  // per channel id (ids are small, sequential per process)
+};
+
+struct ClientCounters {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::int64_t connected = 0;    // guarded by mutex
+  std::int64_t disconnects = 0;  // Connected -> anything, before shutdown; guarded by mutex
+  bool shuttingDown = false;
+};
+
+net::ClientOptions clientOptions(const BenchConfig& config) {
+  net::ClientOptions o;
+  o.server = net::Endpoint{"127.0.0.1", static_cast<std::uint16_t>(config.port)};
+  o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
+  return o;
+}
+
+net::TcpClient::StateCallback countingState(ClientCounters& c) {
+  return [&c](net::ClientState from, net::ClientState to) {
+    std::lock_guard lock(c.mutex);
+    if (to == net::ClientState::Connected) ++c.connected;
+    if (from == net::ClientState::Connected) {
+      --c.connected;
+      if (!c.shuttingDown) ++c.disconnects;
+    }
+    c.changed.notify_all();
+  };
+}
+
+struct ClientProcess {
+  explicit ClientProcess(const BenchConfig& c)
+      : config(c),
+        timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
+        loop(fmt::format("bench-client{}", c.procIndex)),
+        metrics(std::make_shared<tasks::TaskMetrics>()),
+        // Channel ids count from 1 per process: conns + slack covers every client's channel.
+        listener(std::make_shared<RttListener>(static_cast<std::size_t>(c.conns) + 64)) {
+    timer.start();
+    clients.reserve(static_cast<std::size_t>(c.conns));
+  }
+
+  // Starts the clients batch by batch; throws if they are not all connected in time.
+  void connectAll() {
+    const auto deadline = std::chrono::steady_clock::now() + 30s + config.conns * 2ms;
+    for (int started = 0; started < config.conns;) {
+      const int n = std::min(kBatch, config.conns - started);
+      for (int i = 0; i < n; ++i) {
+        clients.push_back(std::make_unique<net::TcpClient>(
+            loop, timer, clientOptions(config), net::ChannelHandler{}, countingState(counters),
+            listener, metrics));
+        clients.back()->start();
+      }
+      started += n;
+      std::unique_lock lock(counters.mutex);
+      if (!counters.changed.wait_until(lock, deadline,
+                                       [&] { return counters.connected >= started; })) {
+        throw std::runtime_error(fmt::format("client process {}: {} of {} connected in time",
+                                             config.procIndex, counters.connected, started));
+      }
+    }
+  }
+
+  Kv stats() {
+    Kv s = selfUsage();
+    const auto m = metrics->snapshot();
+    std::lock_guard lock(counters.mutex);
+    s["connected"] = counters.connected;
+    s["disconnects"] = counters.disconnects;
+    s["hb_sent"] = static_cast<std::int64_t>(m.heartbeatsSent);
+    s["reconnects"] = static_cast<std::int64_t>(m.reconnectsStarted);
+    s["rtt_samples"] = listener->samples.load();
+    s["loop_wakeups"] = static_cast<std::int64_t>(loop.wakeups());
+    s["loop_tasks"] = static_cast<std::int64_t>(loop.tasksRun());
+    return s;
+  }
+
+  void shutdown() {
+    {
+      std::lock_guard lock(counters.mutex);
+      counters.shuttingDown = true;
+    }
+    clients.clear();  // each destructor closes its client (tasks cancelled, socket closed)
+  }
+
+  const BenchConfig& config;
+  core::HashedWheelTimer timer;
+  net::EventLoop loop;
+  std::shared_ptr<tasks::TaskMetrics> metrics;
+  std::shared_ptr<RttListener> listener;
+  ClientCounters counters;
+  std::vector<std::unique_ptr<net::TcpClient>> clients;
+};
+
+}  // namespace
+
+int clientMain(const BenchConfig& config) {
+  raiseNofile(config.conns + 64);
+  ClientProcess p(config);
+  reply(formatKv("ready", selfUsage()));
+  p.connectAll();
+  reply(formatKv("connected", Kv{{"n", config.conns}}));
+  std::string command;
+  while (std::getline(std::cin, command)) {
+    if (command == "stats") {
+      reply(formatKv("stats", p.stats()));
+    } else if (command == "rtt") {
+      reply(formatCounts(p.listener->histogram.snapshot()));
+    } else {
+      throw std::runtime_error(fmt::format("unknown command '{}'", command));
+    }
+  }
+  p.shutdown();
+  return p.loop.stop() == 0 ? 0 : 1;
+}
+
+}  // namespace wheelbeat::bench::netbench

@@ -1,0 +1,192 @@
+// The driver: spawns the server and the client processes, takes stats snapshots over their
+// pipes at fixed points (all connected, window start, window end), watches them in between (a
+// child that dies or speaks up spoils the window), prints the JSON line and reaps every child.
+#include "child_process.h"
+#include "net_bench.h"
+#include "proto.h"
+#include "report.h"
+#include "rtt_histogram.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <vector>
+
+namespace wheelbeat::bench::netbench {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Snapshot {
+  Clock::time_point at;
+  Kv server;
+  std::vector<Kv> clients;
+  RttHistogram::Counts rtt;
+  double load = 0;
+};
+
+struct Children {
+  std::unique_ptr<ChildProcess> server;
+  std::vector<std::unique_ptr<ChildProcess>> clients;
+
+  std::vector<ChildProcess*> all() const {
+    std::vector<ChildProcess*> out{server.get()};
+    for (const auto& c : clients) out.push_back(c.get());
+    return out;
+  }
+  // Clients first: the server must not see their departure as part of the run.
+  bool finish() {
+    bool ok = true;
+    for (auto& c : clients) ok = c->finish(Clock::now() + 30s) == 0 && ok;
+    return server->finish(Clock::now() + 30s) == 0 && ok;
+  }
+};
+
+std::vector<std::string> commonArgs(const BenchConfig& c) {
+  return {"--tick-ms", std::to_string(c.tickMs), "--heartbeat-ms", std::to_string(c.heartbeatMs)};
+}
+
+Clock::time_point after(Clock::time_point t, double secs) {
+  return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(secs));
+}
+
+// Every stats request goes out before any reply is read, so the processes are sampled at
+// (nearly) the same instant.
+Snapshot snapshot(Children& ch, bool withRtt) {
+  Snapshot s;
+  const auto deadline = Clock::now() + 10s;
+  for (auto* c : ch.all()) c->send("stats");
+  s.at = Clock::now();
+  s.load = loadAverage1m();
+  s.server = parseKv(ch.server->readLine(deadline), "stats");
+  for (auto& c : ch.clients) s.clients.push_back(parseKv(c->readLine(deadline), "stats"));
+  s.rtt.assign(RttHistogram::kBuckets, 0);
+  if (withRtt) {
+    for (auto& c : ch.clients) addTo(s.rtt, parseCounts(c->ask("rtt", deadline)));
+  }
+  return s;
+}
+
+std::int64_t clientSum(const Snapshot& s, std::string_view key) {
+  std::int64_t sum = 0;
+  for (const auto& kv : s.clients) sum += kvAt(kv, key);
+  return sum;
+}
+
+std::int64_t serverDelta(const Snapshot& a, const Snapshot& b, std::string_view key) {
+  return kvAt(b.server, key) - kvAt(a.server, key);
+}
+std::int64_t clientDelta(const Snapshot& a, const Snapshot& b, std::string_view key) {
+  return clientSum(b, key) - clientSum(a, key);
+}
+
+std::int64_t startServer(Children& ch, const BenchConfig& config, Kv& ready) {
+  auto args = commonArgs(config);
+  args.insert(args.begin(), {"--role", "server"});
+  ch.server = std::make_unique<ChildProcess>("server", args);
+  ready = parseKv(ch.server->readLine(Clock::now() + 15s), "ready");
+  return kvAt(ready, "capacity");
+}
+
+// Starts the client processes with conns spread evenly; returns their "ready" baselines.
+std::vector<Kv> startClients(Children& ch, const BenchConfig& config, std::int64_t conns,
+                             std::int64_t port) {
+  std::vector<Kv> ready;
+  for (int i = 0; i < config.clientProcs; ++i) {
+    const std::int64_t n = conns / config.clientProcs + (i < conns % config.clientProcs ? 1 : 0);
+    auto args = commonArgs(config);
+    args.insert(args.begin(), {"--role", "client", "--port", std::to_string(port), "--conns",
+                               std::to_string(n), "--proc-index", std::to_string(i)});
+    ch.clients.push_back(std::make_unique<ChildProcess>(fmt::format("client {}", i), args));
+  }
+  for (auto& c : ch.clients) ready.push_back(parseKv(c->readLine(Clock::now() + 15s), "ready"));
+  // Each client process bounds its own connect phase (30 s + 2 ms per connection); this is
+  // only the backstop.
+  const auto deadline = Clock::now() + 45s + std::chrono::milliseconds(2 * conns);
+  for (auto& c : ch.clients) (void)parseKv(c->readLine(deadline), "connected");
+  return ready;
+}
+
+void fillWindow(Measurement& m, const Snapshot& a, const Snapshot& b) {
+  m.windowS = std::chrono::duration<double>(b.at - a.at).count();
+  m.heartbeatsPerS = clientDelta(a, b, "hb_sent") / m.windowS;
+  m.cpuServerS = serverDelta(a, b, "cpu_ns") / 1e9;
+  m.cpuClientsS = clientDelta(a, b, "cpu_ns") / 1e9;
+  m.serverWakeupsPerS = serverDelta(a, b, "loop_wakeups") / m.windowS;
+  m.clientWakeupsPerS = clientDelta(a, b, "loop_wakeups") / m.windowS;
+  const auto rtt = minus(b.rtt, a.rtt);
+  m.rttSamples = total(rtt);
+  m.rttP50Us = quantile(rtt, 0.50) / 1e3;
+  m.rttP99Us = quantile(rtt, 0.99) / 1e3;
+  m.rttMaxUs = quantile(rtt, 1.0) / 1e3;
+  m.loadStart = a.load;
+  m.loadEnd = b.load;
+}
+
+void fillRun(Measurement& m, const Snapshot& connected, const Snapshot& end, const Kv& serverReady,
+             const std::vector<Kv>& clientReady) {
+  m.connsHeld = std::min(kvAt(end.server, "conns"), clientSum(end, "connected"));
+  m.serverIdleCloses = serverDelta(connected, end, "idle_closes");
+  m.serverOtherCloses = serverDelta(connected, end, "other_closes");
+  m.clientReconnects = clientDelta(connected, end, "reconnects");
+  m.clientDisconnects = clientDelta(connected, end, "disconnects");
+  const double conns = static_cast<double>(std::max<std::int64_t>(m.conns, 1));
+  m.rssPerConnServer = (kvAt(end.server, "rss") - kvAt(serverReady, "rss")) / conns;
+  std::int64_t clientRss = 0;
+  for (std::size_t i = 0; i < clientReady.size(); ++i) {
+    clientRss += kvAt(end.clients[i], "rss") - kvAt(clientReady[i], "rss");
+  }
+  m.rssPerConnClient = clientRss / conns;
+}
+
+int runAndReport(Children& ch, const BenchConfig& config) {
+  Measurement m;
+  m.config = config;
+  Kv serverReady;
+  m.capacity = startServer(ch, config, serverReady);
+  m.conns = config.conns > 0 ? config.conns : m.capacity;
+  if (m.conns > m.capacity) {
+    throw std::runtime_error(fmt::format("--conns {} exceeds what the server process can hold ({})",
+                                         m.conns, m.capacity));
+  }
+  fmt::print(stderr,
+             "wheelbeat_net_bench: {} connections over {} client process(es), server port {}\n",
+             m.conns, config.clientProcs, kvAt(serverReady, "port"));
+  const auto t0 = Clock::now();
+  const auto clientReady = startClients(ch, config, m.conns, kvAt(serverReady, "port"));
+  m.connectS = std::chrono::duration<double>(Clock::now() - t0).count();
+  const Snapshot connected = snapshot(ch, false);
+  fmt::print(stderr, "wheelbeat_net_bench: all connected in {:.2f} s; warm-up {} s, window {} s\n",
+             m.connectS, config.warmupS, config.windowS);
+  watchUntil(ch.all(), after(connected.at, config.warmupS));
+  const Snapshot start = snapshot(ch, true);
+  watchUntil(ch.all(), after(start.at, config.windowS));
+  const Snapshot end = snapshot(ch, true);
+  fillWindow(m, start, end);
+  fillRun(m, connected, end, serverReady, clientReady);
+  const std::string line = resultLine(m);
+  fmt::print("{}\n", line);
+  std::fflush(stdout);
+  const bool childrenOk = ch.finish();
+  if (!childrenOk) fmt::print(stderr, "wheelbeat_net_bench: a child exited with an error\n");
+  if (!config.selfCheck) return childrenOk ? 0 : 1;
+  const auto problems = selfCheck(line, m);
+  for (const auto& p : problems) fmt::print(stderr, "self-check: {}\n", p);
+  fmt::print(stderr, "self-check: {}\n", problems.empty() && childrenOk ? "OK" : "FAILED");
+  return problems.empty() && childrenOk ? 0 : 1;
+}
+
+}  // namespace
+
+int driverMain(const BenchConfig& config) {
+  installInterruptHandlers();
+  Children ch;  // its members' destructors reap every child, also on an exception
+  try {
+    return runAndReport(ch, config);
+  } catch (const Interrupted&) {
+    fmt::print(stderr, "wheelbeat_net_bench: interrupted; stopping the children\n");
+    return 130;
+  }
+}
+
+}  // namespace wheelbeat::bench::netbench

@@ -1,0 +1,126 @@
+// wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h).
+//   wheelbeat_net_bench [--scenario H1|H2] [--conns N] [--window S] [--warmup S]
+//                       [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS] [--quick]
+//                       [--self-check]
+// One JSON line on stdout; progress and errors on stderr.
+#include "net_bench.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::bench::netbench {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: wheelbeat_net_bench [--scenario H1|H2] [--conns N] [--window S] [--warmup S]\n"
+    "                           [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]\n"
+    "                           [--quick] [--self-check]\n"
+    "  H1: 5000 connections, 5 s warm-up, 30 s window, 1 client process\n"
+    "  H2: as many connections as the server process can hold, 60 s window, 4 client processes\n";
+
+int positiveInt(std::string_view flag, std::string_view v, int min) {
+  std::size_t used = 0;
+  const int n = std::stoi(std::string(v), &used);
+  if (used != v.size() || n < min) {
+    throw std::invalid_argument(fmt::format("{}: '{}' (expected an integer >= {})", flag, v, min));
+  }
+  return n;
+}
+
+double seconds(std::string_view flag, std::string_view v) {
+  std::size_t used = 0;
+  const double s = std::stod(std::string(v), &used);
+  if (used != v.size() || !(s > 0) || s > 3600) {
+    throw std::invalid_argument(fmt::format("{}: '{}' (expected seconds in (0, 3600])", flag, v));
+  }
+  return s;
+}
+
+// Returns false if `arg` is not a flag this parser knows.
+bool parseOne(BenchConfig& c, std::string_view arg, std::string_view v) {
+  if (arg == "--scenario") {
+    if (v != "H1" && v != "H2")
+      throw std::invalid_argument(fmt::format("--scenario: '{}' (expected H1 or H2)", v));
+    c.scenario = v == "H1" ? Scenario::H1 : Scenario::H2;
+  } else if (arg == "--conns") {
+    c.conns = positiveInt(arg, v, 0);
+  } else if (arg == "--window") {
+    c.windowS = seconds(arg, v);
+  } else if (arg == "--warmup") {
+    c.warmupS = seconds(arg, v);
+  } else if (arg == "--client-procs") {
+    c.clientProcs = positiveInt(arg, v, 1);
+  } else if (arg == "--tick-ms") {
+    c.tickMs = positiveInt(arg, v, 1);
+  } else if (arg == "--heartbeat-ms") {
+    c.heartbeatMs = positiveInt(arg, v, 1);
+  } else if (arg == "--role") {
+    c.role = std::string(v);
+  } else if (arg == "--port") {
+    c.port = positiveInt(arg, v, 1);
+  } else if (arg == "--proc-index") {
+    c.procIndex = positiveInt(arg, v, 0);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+BenchConfig parseArgs(int argc, char** argv) {
+  BenchConfig c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--quick") {
+      c.quick = true;
+    } else if (arg == "--self-check") {
+      c.selfCheck = true;
+    } else if (i + 1 < argc && parseOne(c, arg, argv[i + 1])) {
+      ++i;
+    } else {
+      throw std::invalid_argument(fmt::format("unknown argument or missing value: '{}'", arg));
+    }
+  }
+  applyDefaults(c);
+  return c;
+}
+
+}  // namespace
+
+void applyDefaults(BenchConfig& c) {
+  const bool h1 = c.scenario == Scenario::H1;
+  if (c.conns < 0) c.conns = h1 ? (c.quick ? 200 : 5000) : (c.quick ? 1000 : 0);
+  if (c.windowS < 0) c.windowS = c.quick ? 3 : (h1 ? 30 : 60);
+  if (c.warmupS < 0) c.warmupS = c.quick ? 1 : 5;
+  if (c.clientProcs < 0) c.clientProcs = h1 ? 1 : (c.quick ? 2 : 4);
+  if (c.scenario == Scenario::H1 && c.conns == 0) {
+    throw std::invalid_argument("--conns 0 (as many as the server holds) is for H2 only");
+  }
+  if (c.conns > 0 && c.clientProcs > c.conns) c.clientProcs = c.conns;
+}
+
+}  // namespace wheelbeat::bench::netbench
+
+int main(int argc, char** argv) {
+  namespace nb = wheelbeat::bench::netbench;
+  try {
+    if (argc > 1 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+      fmt::print("{}", nb::kUsage);
+      return 0;
+    }
+    const nb::BenchConfig config = nb::parseArgs(argc, argv);
+    if (config.role == "server") return nb::serverMain(config);
+    if (config.role == "client") return nb::clientMain(config);
+    if (!config.role.empty()) throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
+    return nb::driverMain(config);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "wheelbeat_net_bench: {}\n{}", e.what(), nb::kUsage);
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "wheelbeat_net_bench{}: FAILED: {}\n", argc > 2 ? "" : "", e.what());
+    return 1;
+  }
+}

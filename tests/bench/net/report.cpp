@@ -1,0 +1,149 @@
+#include "report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace wheelbeat::bench::netbench {
+namespace {
+
+using nlohmann::ordered_json;
+
+// The targets and its Netty 4.1.48 reference figures (IdleStateHandler, same machine
+// class); only the targets decide "met_*".
+constexpr double kTargetCpuS = 1.0;
+constexpr double kTargetRssPerConn = 4096;
+constexpr double kNettyCpuS = 4.08;
+constexpr double kNettyRssPerConn = 15.7 * 1024;
+constexpr std::int64_t kTargetConnsHeld = 19000;
+constexpr double kTargetServerCpuPct = 25;
+
+double round3(double v) { return std::round(v * 1000) / 1000; }
+double round1(double v) { return std::round(v * 10) / 10; }
+
+std::int64_t falseCloses(const Measurement& m) { return m.serverIdleCloses + m.clientReconnects; }
+
+void addCommon(ordered_json& j, const Measurement& m) {
+  j["false_idle_closes_server"] = m.serverIdleCloses;
+  j["reconnects_client"] = m.clientReconnects;
+  j["other_closes_server"] = m.serverOtherCloses;
+  j["disconnects_client"] = m.clientDisconnects;
+  j["window_s"] = round3(m.windowS);
+  j["warmup_s"] = m.config.warmupS;
+  j["client_procs"] = m.config.clientProcs;
+  j["tick_ms"] = m.config.tickMs;
+  j["heartbeat_ms"] = m.config.heartbeatMs;
+  j["connect_s"] = round3(m.connectS);
+  j["rtt_samples"] = m.rttSamples;
+  j["rtt_max_us"] = round1(m.rttMaxUs);
+  j["loop_wakeups_per_s_server"] = round1(m.serverWakeupsPerS);
+  j["loop_wakeups_per_s_client"] = round1(m.clientWakeupsPerS);
+  j["loadavg_1m_start"] = m.loadStart;
+  j["loadavg_1m_end"] = m.loadEnd;
+}
+
+std::string h1Line(const Measurement& m) {
+  ordered_json j;
+  j["scenario"] = "H1";
+  j["impl"] = "wheelbeat";
+  j["conns"] = m.conns;
+  j["heartbeats_per_s"] = round1(m.heartbeatsPerS);
+  const double cpu = m.cpuServerS + m.cpuClientsS;
+  j["cpu_s_window_server_plus_client"] = round3(cpu);
+  j["rss_bytes_per_conn_server"] = round1(m.rssPerConnServer);
+  j["rss_bytes_per_conn_client"] = round1(m.rssPerConnClient);
+  j["rtt_p50_us"] = round1(m.rttP50Us);
+  j["rtt_p99_us"] = round1(m.rttP99Us);
+  j["false_idle_closes"] = falseCloses(m);
+  j["cpu_s_server"] = round3(m.cpuServerS);
+  j["cpu_s_client"] = round3(m.cpuClientsS);
+  addCommon(j, m);
+  j["target_cpu_s"] = kTargetCpuS;
+  j["met_cpu"] = cpu <= kTargetCpuS;
+  j["target_rss_bytes_per_conn"] = kTargetRssPerConn;
+  j["met_rss"] = m.rssPerConnServer <= kTargetRssPerConn && m.rssPerConnClient <= kTargetRssPerConn;
+  j["target_false_idle_closes"] = 0;
+  j["met_false_idle_closes"] = falseCloses(m) == 0;
+  j["netty_cpu_s"] = kNettyCpuS;
+  j["netty_rss_bytes_per_conn"] = kNettyRssPerConn;
+  return j.dump();
+}
+
+std::string h2Line(const Measurement& m) {
+  ordered_json j;
+  j["scenario"] = "H2";
+  j["impl"] = "wheelbeat";
+  j["conns_held"] = m.connsHeld;
+  j["false_idle_closes"] = falseCloses(m);
+  const double pct = m.windowS > 0 ? 100 * m.cpuServerS / m.windowS : 0;
+  j["server_cpu_pct"] = round3(pct);
+  j["conns"] = m.conns;
+  j["server_capacity"] = m.capacity;
+  j["heartbeats_per_s"] = round1(m.heartbeatsPerS);
+  j["rtt_p50_us"] = round1(m.rttP50Us);
+  j["rtt_p99_us"] = round1(m.rttP99Us);
+  j["rss_bytes_per_conn_server"] = round1(m.rssPerConnServer);
+  j["rss_bytes_per_conn_client"] = round1(m.rssPerConnClient);
+  j["cpu_s_server"] = round3(m.cpuServerS);
+  j["cpu_s_client"] = round3(m.cpuClientsS);
+  addCommon(j, m);
+  j["target_conns_held"] = kTargetConnsHeld;
+  j["met_conns_held"] = m.connsHeld >= kTargetConnsHeld;
+  j["target_false_idle_closes"] = 0;
+  j["met_false_idle_closes"] = falseCloses(m) == 0;
+  j["target_server_cpu_pct"] = kTargetServerCpuPct;
+  j["met_server_cpu"] = pct <= kTargetServerCpuPct;
+  return j.dump();
+}
+
+}  // namespace
+
+std::string resultLine(const Measurement& m) {
+  return m.config.scenario == Scenario::H1 ? h1Line(m) : h2Line(m);
+}
+
+std::vector<std::string> selfCheck(const std::string& line, const Measurement& m) {
+  std::vector<std::string> problems;
+  auto expect = [&](bool ok, std::string what) {
+    if (!ok) problems.push_back(std::move(what));
+  };
+  const auto j = ordered_json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {fmt::format("not a JSON object: {}", line)};
+  // Written out again on purpose: the shapes, in order, independent of the code above.
+  const bool h1 = m.config.scenario == Scenario::H1;
+  const std::vector<std::string> shape =
+      h1 ? std::vector<std::string>{"scenario",
+                                    "impl",
+                                    "conns",
+                                    "heartbeats_per_s",
+                                    "cpu_s_window_server_plus_client",
+                                    "rss_bytes_per_conn_server",
+                                    "rss_bytes_per_conn_client",
+                                    "rtt_p50_us",
+                                    "rtt_p99_us",
+                                    "false_idle_closes"}
+         : std::vector<std::string>{"scenario", "impl", "conns_held", "false_idle_closes",
+                                    "server_cpu_pct"};
+  auto it = j.begin();
+  for (const auto& key : shape) {
+    expect(it != j.end() && it.key() == key, fmt::format("key '{}' missing or out of order", key));
+    if (it == j.end()) break;
+    if (key != "scenario" && key != "impl") {
+      expect(it.value().is_number(), fmt::format("'{}' is not a number", key));
+    }
+    ++it;
+  }
+  expect(j.value("scenario", "") == (h1 ? "H1" : "H2"), "scenario");
+  expect(j.value("impl", "") == "wheelbeat", "impl");
+  expect(m.heartbeatsPerS > 0, "no heartbeats flowed in the window");
+  expect(m.rttSamples > 0 && m.rttP50Us > 0, "no heartbeat round trip was sampled");
+  expect(falseCloses(m) == 0, fmt::format("{} false idle closes / reconnects", falseCloses(m)));
+  expect(m.serverOtherCloses == 0 && m.clientDisconnects == 0,
+         fmt::format("{} server closes, {} client disconnects", m.serverOtherCloses,
+                     m.clientDisconnects));
+  expect(m.connsHeld == m.conns, fmt::format("{} of {} connections held", m.connsHeld, m.conns));
+  return problems;
+}
+
+}  // namespace wheelbeat::bench::netbench

@@ -1,0 +1,46 @@
+// What one H1/H2 run measured, the JSON line it prints (issue shape first, then extra keys:
+// breakdowns, the machine's load, the targets and whether each was met), and --self-check.
+#pragma once
+
+#include "net_bench.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wheelbeat::bench::netbench {
+
+struct Measurement {
+  BenchConfig config;          // after applyDefaults()
+  std::int64_t conns = 0;      // connections the clients opened (all were connected)
+  std::int64_t capacity = 0;   // connections the server process could hold (RLIMIT_NOFILE)
+  std::int64_t connsHeld = 0;  // connected at the window's end, on both sides (the smaller)
+  double windowS = 0;          // measured, between the two stats snapshots
+  double heartbeatsPerS = 0;
+  double cpuServerS = 0;
+  double cpuClientsS = 0;       // all client processes
+  double rssPerConnServer = 0;  // (RSS at window end - RSS before any connection) / conns
+  double rssPerConnClient = 0;  // summed over client processes
+  double rttP50Us = 0;
+  double rttP99Us = 0;
+  double rttMaxUs = 0;
+  std::uint64_t rttSamples = 0;
+  // From "all connected" to the window's end.
+  std::int64_t serverIdleCloses = 0;
+  std::int64_t serverOtherCloses = 0;
+  std::int64_t clientReconnects = 0;
+  std::int64_t clientDisconnects = 0;
+  double serverWakeupsPerS = 0;  // EventLoop async wake-ups (posts) per second, in the window
+  double clientWakeupsPerS = 0;
+  double loadStart = 0;
+  double loadEnd = 0;
+  double connectS = 0;  // from spawning the clients to all connected
+};
+
+std::string resultLine(const Measurement& m);
+
+// Problems with the printed line (shape, key order, types) and with the run (no heartbeats,
+// no RTT samples, any close or reconnect, not every connection held). Empty: all good.
+std::vector<std::string> selfCheck(const std::string& line, const Measurement& m);
+
+}  // namespace wheelbeat::bench::netbench
