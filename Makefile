@@ -106,8 +106,12 @@ build: build-rel
 demo: build
 	./build/bin/wheel_tour
 
+# The wheel benchmark (ARGS), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given to
+# both, e.g. NET_ARGS=--quick): ~3.5 min in all.
 bench: build
 	./build/bin/wheelbeat_bench $(ARGS)
+	./build/bin/wheelbeat_net_bench --scenario H1 $(NET_ARGS)
+	./build/bin/wheelbeat_net_bench --scenario H2 $(NET_ARGS)
 
 # The fuzz stage alone, then libFuzzer's final statistics (executions, exec/s, peak RSS).
 fuzz: test-fuzz
