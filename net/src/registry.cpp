@@ -1,3 +1,4 @@
+#include <wheelbeat/net/redis_registry.h>
 #include <wheelbeat/net/registry.h>
 #include <wheelbeat/net/registry_client.h>
 
@@ -10,9 +11,7 @@ std::unique_ptr<Registry> makeRegistry(EventLoop& loop, core::HashedWheelTimer& 
   switch (setup.registry.kind) {
     case RegistryKind::Embedded:
       return std::make_unique<RegistryClient>(loop, timer, std::move(setup));
-    case RegistryKind::Redis:
-      throw std::invalid_argument(
-          "RegistryOptions.kind = redis (expected: embedded; the Redis registry is not built yet)");
+    case RegistryKind::Redis: return std::make_unique<RedisRegistry>(loop, timer, std::move(setup));
   }
   throw std::invalid_argument("RegistryOptions.kind: unknown value");
 }

@@ -1,0 +1,122 @@
+// RedisRegistry: the Registry engine for a fleet, on a redis-server (Dubbo's RedisRegistry data
+// model), through hiredis' libuv adapter on the EventLoop. No hiredis or libuv header here.
+//
+//   RegistrySetup setup;
+//   setup.registry.kind = RegistryKind::Redis;
+//   setup.registry.address = {"10.0.0.2", 6379};
+//   RedisRegistry registry(loop, timer, setup);          // or makeRegistry(loop, timer, setup)
+//   registry.start();                                    // waits for the first connect
+//   registry.registerUrl("wheelbeat://10.0.0.7:20880/greeter");
+//   registry.subscribe("greeter", listener);
+//
+// Data model (per service S, group G; key K = "/G/S/providers")
+//   K is a hash: field = provider url, value = its expiry, wall-clock milliseconds since the Unix
+//   epoch (as Dubbo). register = HSET K url now+session, then PUBLISH K "register"; unregister =
+//   HDEL K url, then PUBLISH K "unregister". Each change is published on channel K.
+//   Clock skew: expiries are written with the provider's wall clock and compared with the
+//   subscriber's; a skew of d moves every bound below by d. Keep clocks synchronised (NTP) to
+//   well under session / 2.
+//
+// Liveness of registrations (session = RegistryOptions::session, >= 1 s)
+//   Every session / 2 a task on the shared wheel re-HSETs every url this client wants registered
+//   (FailbackRegistry::registered()) with a fresh expiry; a url the HSET creates (the server lost
+//   it) is PUBLISHed too. A renewal that fails is simply retried next period.
+//   Every session / 2 each subscribing client sweeps each subscribed service: one atomic Lua
+//   script HDELs the fields whose expiry has passed and PUBLISHes K "unregister" if it removed
+//   any; then the client re-reads K.
+//   Bound: a provider whose client dies without unregistering (at time D) stays listed at least
+//   until D + session / 2 (its last renewal was less than session / 2 + one wheel tick before D)
+//   and is gone for every subscriber by D + 1.5 × session + one wheel tick + two round trips
+//   (expiry <= D + session, then at most one sweep period): removalBound() = 1.5 × session.
+//
+// Notifications
+//   On each message of K, and once after each (re)subscribe, the client HGETALLs K, drops the
+//   fields whose expiry passed, and calls the NotifyListeners of S with the sorted live list on
+//   the loop thread: after a subscribe always (the subscribing listener at least, all of them if
+//   the list changed); after a message or a sweep only if the list changed since the last one.
+//
+// Connection (two connections: commands, and one in subscribe mode)
+//   Connected = both TCP connects done, PING answered and this client's heartbeat channel
+//   subscribed, within ClientOptions::connectTimeout (else torn down, error "timeout").
+//   Heartbeat: every client.heartbeat.heartbeat the client PUBLISHes on its own heartbeat channel
+//   "/G/-heartbeat/<random>" — the reply proves the command link alive, the message the
+//   subscriber link. Checked every heartbeat / 3: a link silent for idleTimeout (default 3 ×
+//   heartbeat) is torn down (half-open detection). A lost link tears both down: pending calls fail
+//   "disconnected"; reconnect after client.heartbeat.reconnectBackoff's delays (error names
+//   "disconnected" / "read-idle"); after every successful reconnect (not the first connect)
+//   failback().recover() re-sends every registration and subscription (a restarted server may be
+//   empty). Each call is bounded by RegistrySetup::requestTimeout ("timeout").
+//   Error replies (e.g. WRONGTYPE) fail the call with "rejected"; like every error they go
+//   through FailbackOptions' policy (retried unless registryRetry.ignore names "rejected";
+//   with check = true a first attempt's rejection is reported, not retried).
+//
+// Threads: every member function, any thread (start() and close() not from the loop thread).
+// NotifyListener::notify runs on the loop thread. Close every RedisRegistry before stopping its
+// EventLoop (EventLoop::stop() frees a connection still open, but the registry is then dead).
+#pragma once
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/registry.h>
+#include <wheelbeat/tasks/failback.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::net {
+
+class RedisRegistry final : public Registry {
+public:
+  // Throws std::invalid_argument for invalid options (RegistryOptions, ClientOptions — whose
+  // `server` is replaced by registry.address — FailbackOptions, requestTimeout <= 0) or a kind
+  // other than Redis.
+  RedisRegistry(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup setup);
+  ~RedisRegistry() override;  // close()
+  RedisRegistry(const RedisRegistry&) = delete;
+  RedisRegistry& operator=(const RedisRegistry&) = delete;
+
+  // Starts connecting (once) and waits until the first attempt ended, at most the connect
+  // timeout + 1 s. With failback.check, calls made while Redis is unreachable fail at once.
+  void start() override;
+  // Cancels every retry and the periodic tasks, closes both connections. Registrations are not
+  // withdrawn: they expire. Idempotent.
+  void close() override;
+
+  // See Registry. Urls and services are checked as the embedded registry does
+  // (registry_protocol.h): std::invalid_argument at once, nothing changes.
+  void registerUrl(const std::string& url, tasks::Completion done = nullptr) override;
+  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr) override;
+  void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+                 tasks::Completion done = nullptr) override;
+  void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+                   tasks::Completion done = nullptr) override;
+
+  [[nodiscard]] tasks::FailbackRegistry& failback() noexcept override;
+  [[nodiscard]] bool isConnected() const noexcept override;
+
+  struct Stats {
+    std::uint64_t connects = 0;     // attempts that completed the handshake (the first included)
+    std::uint64_t reconnects = 0;   // of which after the first (each followed by recover())
+    std::uint64_t disconnects = 0;  // connections torn down after being up (lost, idle)
+  };
+  [[nodiscard]] Stats stats() const noexcept;
+
+  // 1.5 × session: see "Liveness of registrations".
+  [[nodiscard]] std::chrono::nanoseconds removalBound() const noexcept;
+  // "/{group}/{service}/providers": the hash and the channel of a service.
+  [[nodiscard]] static std::string providersKey(std::string_view group, std::string_view service);
+
+  class Backend;
+
+private:
+  std::chrono::nanoseconds connectTimeout_;
+  std::chrono::nanoseconds session_;
+  EventLoop& loop_;
+  std::shared_ptr<Backend> backend_;
+  std::unique_ptr<tasks::FailbackRegistry> failback_;
+};
+
+}  // namespace wheelbeat::net

@@ -1,0 +1,180 @@
+#include "redis_server.h"
+
+#include <arpa/inet.h>
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+extern char** environ;
+
+namespace wbredis {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kRedisServer = "/usr/bin/redis-server";
+
+sockaddr_in loopback(std::uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
+// A port in [20000, 32767] nobody listens on now (bind succeeds, then released).
+std::uint16_t freePort() {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> pick(20000, 32767);
+  for (int i = 0; i < 100; ++i) {
+    const auto port = static_cast<std::uint16_t>(pick(rng));
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const sockaddr_in a = loopback(port);
+    const bool ok = ::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof(a)) == 0;
+    ::close(fd);
+    if (ok) return port;
+  }
+  return 0;
+}
+
+// Reads one RESP line (without CRLF) from `buf`, refilling it from `fd`; false on timeout/EOF.
+bool readLine(int fd, std::string& buf, std::string& line, Clock::time_point deadline) {
+  for (;;) {
+    if (const auto pos = buf.find("\r\n"); pos != std::string::npos) {
+      line = buf.substr(0, pos);
+      buf.erase(0, pos + 2);
+      return true;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (Clock::now() >= deadline) return false;
+    if (::poll(&p, 1, 10) <= 0) continue;
+    char tmp[4096];
+    const ssize_t n = ::recv(fd, tmp, sizeof(tmp), 0);
+    if (n <= 0) return false;
+    buf.append(tmp, static_cast<std::size_t>(n));
+  }
+}
+
+// Bulk strings here never contain CRLF (urls, numbers), so a bulk is read as its line.
+bool readReply(int fd, std::string& buf, Resp& out, Clock::time_point deadline) {
+  std::string line;
+  if (!readLine(fd, buf, line, deadline) || line.empty()) return false;
+  out.type = line[0];
+  out.text = line.substr(1);
+  if (out.type == '$') {
+    if (out.text == "-1") return out.type = '_', true;
+    return readLine(fd, buf, out.text, deadline);
+  }
+  if (out.type != '*') return true;
+  const int n = std::stoi(out.text);
+  for (int i = 0; i < n; ++i) {
+    Resp item;
+    if (!readReply(fd, buf, item, deadline)) return false;
+    out.items.push_back(item.text);
+  }
+  return true;
+}
+
+}  // namespace
+
+RedisServer::RedisServer() {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = freePort();
+    REQUIRE(port_ != 0);
+    if (start()) return;
+    kill();  // lost the port to someone else between the probe and the spawn: another one
+  }
+  FAIL("redis-server did not start");
+}
+
+RedisServer::~RedisServer() { stop(); }
+
+bool RedisServer::spawn() {
+  const std::string port = std::to_string(port_);
+  std::vector<std::string> args = {
+      kRedisServer,  "--port", port,    "--bind", "127.0.0.1",  "--save", "", "--appendonly", "no",
+      "--daemonize", "no",     "--dir", "/tmp",   "--loglevel", "warning"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  const int rc = posix_spawn(&pid_, kRedisServer, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) pid_ = -1;
+  return rc == 0;
+}
+
+bool RedisServer::start() {
+  if (pid_ > 0) return true;
+  return spawn() && waitReady();
+}
+
+bool RedisServer::waitReady() const {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) return false;  // it exited: port taken?
+    if (command({"PING"}).text == "PONG") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+void RedisServer::reap(int signal, int graceMs) {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGCONT);  // a paused child would not act on SIGTERM
+  ::kill(pid_, signal);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(graceMs);
+  int status = 0;
+  while (::waitpid(pid_, &status, WNOHANG) == 0) {
+    if (Clock::now() >= deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  pid_ = -1;
+}
+
+void RedisServer::stop() { reap(SIGTERM, 3000); }
+void RedisServer::kill() { reap(SIGKILL, 3000); }
+void RedisServer::pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+void RedisServer::resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
+Resp RedisServer::command(const std::vector<std::string>& args) const {
+  Resp out;
+  out.type = '!';
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const sockaddr_in a = loopback(port_);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return out;
+  }
+  std::string req = "*" + std::to_string(args.size()) + "\r\n";
+  for (const auto& arg : args) req += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
+  std::string buf;
+  if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+    if (!readReply(fd, buf, out, Clock::now() + std::chrono::seconds(2))) out = Resp{'!', {}, {}};
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace wbredis
