@@ -2,7 +2,6 @@
 
 #include <wheelbeat/core/log.h>
 
-#include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
@@ -53,6 +52,63 @@ int sendArgv(redisAsyncContext* ac, redisCallbackFn* fn, void* privdata,
                                lens.data());
 }
 
+// hiredis 0.14.1's adapters/libuv.h with the fix upstream made in hiredis 1.0: libuv reports
+// POLLERR (a refused connect, a reset connection) as status < 0 and stops the handle, and the
+// 0.14 adapter dropped that callback, so hiredis never learnt the connect failed or the link
+// died (only our connect / idle timeouts would). Here hiredis retries the operation it waits
+// for, which then fails and runs its normal error path.
+struct UvEvents {
+  redisAsyncContext* context = nullptr;
+  uv_poll_t handle{};
+  int events = 0;
+};
+
+void uvPoll(uv_poll_t* handle, int status, int events) {
+  auto* p = static_cast<UvEvents*>(handle->data);
+  const int ready = status != 0 ? p->events : events;
+  if (p->context != nullptr && (ready & UV_READABLE) != 0) redisAsyncHandleRead(p->context);
+  if (p->context != nullptr && (ready & UV_WRITABLE) != 0) redisAsyncHandleWrite(p->context);
+}
+
+void uvUpdate(void* privdata, int add, int remove) {
+  auto* p = static_cast<UvEvents*>(privdata);
+  p->events = (p->events | add) & ~remove;
+  if (p->events != 0) {
+    uv_poll_start(&p->handle, p->events, &uvPoll);
+  } else {
+    uv_poll_stop(&p->handle);
+  }
+}
+
+void uvAddRead(void* p) { uvUpdate(p, UV_READABLE, 0); }
+void uvDelRead(void* p) { uvUpdate(p, 0, UV_READABLE); }
+void uvAddWrite(void* p) { uvUpdate(p, UV_WRITABLE, 0); }
+void uvDelWrite(void* p) { uvUpdate(p, 0, UV_WRITABLE); }
+
+void uvCleanup(void* privdata) {
+  auto* p = static_cast<UvEvents*>(privdata);
+  p->context = nullptr;  // the context is being freed; a poll callback still queued must not use it
+  uv_close(asHandle(&p->handle), [](uv_handle_t* h) { delete static_cast<UvEvents*>(h->data); });
+}
+
+int uvAttach(redisAsyncContext* ac, uv_loop_t* loop) {
+  if (ac->ev.data != nullptr) return REDIS_ERR;
+  auto* p = new UvEvents;
+  if (uv_poll_init(loop, &p->handle, ac->c.fd) != 0) {
+    delete p;
+    return REDIS_ERR;
+  }
+  p->handle.data = p;
+  p->context = ac;
+  ac->ev.addRead = &uvAddRead;
+  ac->ev.delRead = &uvDelRead;
+  ac->ev.addWrite = &uvAddWrite;
+  ac->ev.delWrite = &uvDelWrite;
+  ac->ev.cleanup = &uvCleanup;
+  ac->ev.data = p;
+  return REDIS_OK;
+}
+
 }  // namespace
 
 RedisLink::RedisLink(EventLoop& loop, core::HashedWheelTimer& timer, std::string name,
@@ -81,7 +137,7 @@ bool RedisLink::connect(const Endpoint& to) {
     redisAsyncFree(ac);
     return false;
   }
-  if (redisLibuvAttach(ac, loop_.native()) != REDIS_OK) {
+  if (uvAttach(ac, loop_.native()) != REDIS_OK) {
     lastError_ = "cannot attach hiredis to the event loop";
     redisAsyncFree(ac);
     return false;

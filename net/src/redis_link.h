@@ -1,4 +1,5 @@
-// RedisLink: one hiredis async connection (hiredis 0.14 + its libuv adapter) on an EventLoop.
+// RedisLink: one hiredis async connection (hiredis 0.14 + its libuv adapter, with the upstream
+// fix for poll errors: see redis_link.cpp) on an EventLoop.
 // Private to net/: the only place that talks to hiredis, so its quirks stay here.
 //
 //   - Every call, every hook and every handler: the loop thread only.

@@ -1,5 +1,6 @@
 // RedisRegistry: the Registry engine for a fleet, on a redis-server (Dubbo's RedisRegistry data
-// model), through hiredis' libuv adapter on the EventLoop. No hiredis or libuv header here.
+// model), through hiredis' libuv adapter (hiredis 1.0's poll-error fix applied) on the EventLoop.
+// No hiredis or libuv header here.
 //
 //   RegistrySetup setup;
 //   setup.registry.kind = RegistryKind::Redis;
