@@ -131,12 +131,16 @@ void fillRun(Measurement& m, const Snapshot& connected, const Snapshot& end, con
   m.clientReconnects = clientDelta(connected, end, "reconnects");
   m.clientDisconnects = clientDelta(connected, end, "disconnects");
   const double conns = static_cast<double>(std::max<std::int64_t>(m.conns, 1));
-  m.rssPerConnServer = (kvAt(end.server, "rss") - kvAt(serverReady, "rss")) / conns;
-  std::int64_t clientRss = 0;
-  for (std::size_t i = 0; i < clientReady.size(); ++i) {
-    clientRss += kvAt(end.clients[i], "rss") - kvAt(clientReady[i], "rss");
-  }
-  m.rssPerConnClient = clientRss / conns;
+  auto perConn = [&](std::string_view key, double& server, double& client) {
+    server = (kvAt(end.server, key) - kvAt(serverReady, key)) / conns;
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < clientReady.size(); ++i) {
+      sum += kvAt(end.clients[i], key) - kvAt(clientReady[i], key);
+    }
+    client = sum / conns;
+  };
+  perConn("rss", m.rssPerConnServer, m.rssPerConnClient);
+  perConn("heap", m.heapPerConnServer, m.heapPerConnClient);
 }
 
 int runAndReport(Children& ch, const BenchConfig& config) {

@@ -3,6 +3,7 @@
 #include "../proc_stats.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cerrno>
@@ -92,6 +93,11 @@ double loadAverage1m() {
   return in ? v : -1;
 }
 
-Kv selfUsage() { return Kv{{"cpu_ns", processCpu().count()}, {"rss", vmRssBytes()}}; }
+Kv selfUsage() {
+  // Heap bytes in use (glibc's arenas, all threads): the part of the RSS the library's objects
+  // account for, without the allocator's free lists, stacks and kernel-shared pages.
+  const auto heap = static_cast<std::int64_t>(mallinfo2().uordblks);
+  return Kv{{"cpu_ns", processCpu().count()}, {"rss", vmRssBytes()}, {"heap", heap}};
+}
 
 }  // namespace wheelbeat::bench::netbench

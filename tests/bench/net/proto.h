@@ -33,7 +33,8 @@ std::int64_t openFds();
 // The 1-minute load average (/proc/loadavg), or -1.
 double loadAverage1m();
 
-// This process's CPU (getrusage, user + system) and VmRSS, as "cpu_ns" and "rss".
+// This process's CPU (getrusage, user + system), VmRSS and malloc'd bytes in use, as "cpu_ns",
+// "rss" and "heap".
 Kv selfUsage();
 
 }  // namespace wheelbeat::bench::netbench

@@ -35,6 +35,8 @@ void addCommon(ordered_json& j, const Measurement& m) {
   j["tick_ms"] = m.config.tickMs;
   j["heartbeat_ms"] = m.config.heartbeatMs;
   j["connect_s"] = round3(m.connectS);
+  j["heap_bytes_per_conn_server"] = round1(m.heapPerConnServer);
+  j["heap_bytes_per_conn_client"] = round1(m.heapPerConnClient);
   j["rtt_samples"] = m.rttSamples;
   j["rtt_max_us"] = round1(m.rttMaxUs);
   j["loop_wakeups_per_s_server"] = round1(m.serverWakeupsPerS);

@@ -18,9 +18,11 @@ struct Measurement {
   double windowS = 0;          // measured, between the two stats snapshots
   double heartbeatsPerS = 0;
   double cpuServerS = 0;
-  double cpuClientsS = 0;       // all client processes
-  double rssPerConnServer = 0;  // (RSS at window end - RSS before any connection) / conns
-  double rssPerConnClient = 0;  // summed over client processes
+  double cpuClientsS = 0;        // all client processes
+  double rssPerConnServer = 0;   // (RSS at window end - RSS before any connection) / conns
+  double rssPerConnClient = 0;   // summed over client processes
+  double heapPerConnServer = 0;  // the same for malloc'd bytes in use (mallinfo2)
+  double heapPerConnClient = 0;
   double rttP50Us = 0;
   double rttP99Us = 0;
   double rttMaxUs = 0;
