@@ -22,6 +22,19 @@ TEST_CASE("a server connection object stays small") {
   CHECK(server <= 1536);  // plus three make_shared control blocks and one wheel entry
 }
 
+TEST_CASE("a client connection object and its tasks") {
+  using wheelbeat::net::detail::ClientChannel;
+  using wheelbeat::net::detail::Stream;
+  using wheelbeat::tasks::HeartbeatTimerTask;
+  using wheelbeat::tasks::ReconnectTimerTask;
+  // ReconnectTimerTask carries its own RetryState (options and a seeded random engine): most of a
+  // client's footprint; the tasks/ layer owns it.
+  MESSAGE("sizeof ClientChannel=", sizeof(ClientChannel), " Stream=", sizeof(Stream),
+          " HeartbeatTimerTask=", sizeof(HeartbeatTimerTask),
+          " ReconnectTimerTask=", sizeof(ReconnectTimerTask));
+  CHECK(sizeof(ClientChannel) + sizeof(Stream) <= 1536);
+}
+
 }  // TEST_SUITE("net")
 
 }  // namespace wbnet
