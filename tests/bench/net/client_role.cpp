@@ -62,6 +62,7 @@ struct ClientCounters {
   std::int64_t connected = 0;    // guarded by mutex
   std::int64_t disconnects = 0;  // Connected -> anything, before shutdown; guarded by mutex
   bool shuttingDown = false;
+  std::string lastFailure = "none";  // guarded by mutex
 };
 
 net::ClientOptions clientOptions(const BenchConfig& config) {
@@ -69,6 +70,15 @@ net::ClientOptions clientOptions(const BenchConfig& config) {
   o.server = net::Endpoint{"127.0.0.1", static_cast<std::uint16_t>(config.port)};
   o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
   return o;
+}
+
+net::ChannelHandler failureRecorder(ClientCounters& c) {
+  return net::ChannelHandler{.onConnected = {},
+                             .onFrame = {},
+                             .onClosed = [&c](net::Channel&, const net::CloseReason& why) {
+                               std::lock_guard lock(c.mutex);
+                               if (!c.shuttingDown) c.lastFailure = fmt::format("{}", why);
+                             }};
 }
 
 net::TcpClient::StateCallback countingState(ClientCounters& c) {
@@ -97,12 +107,14 @@ struct ClientProcess {
 
   // Starts the clients batch by batch; throws if they are not all connected in time.
   void connectAll() {
-    const auto deadline = std::chrono::steady_clock::now() + 30s + config.conns * 2ms;
+    // Generous: connect() slows down when most ephemeral ports are taken (the kernel scans for
+    // a free one), which H2 on one loopback address comes close to.
+    const auto deadline = std::chrono::steady_clock::now() + 30s + config.conns * 5ms;
     for (int started = 0; started < config.conns;) {
       const int n = std::min(kBatch, config.conns - started);
       for (int i = 0; i < n; ++i) {
         clients.push_back(std::make_unique<net::TcpClient>(
-            loop, timer, clientOptions(config), net::ChannelHandler{}, countingState(counters),
+            loop, timer, clientOptions(config), failureRecorder(counters), countingState(counters),
             listener, metrics));
         clients.back()->start();
       }
@@ -110,8 +122,10 @@ struct ClientProcess {
       std::unique_lock lock(counters.mutex);
       if (!counters.changed.wait_until(lock, deadline,
                                        [&] { return counters.connected >= started; })) {
-        throw std::runtime_error(fmt::format("client process {}: {} of {} connected in time",
-                                             config.procIndex, counters.connected, started));
+        throw std::runtime_error(fmt::format(
+            "client process {}: {} of {} connected in time (last failure: {}); short of "
+            "ephemeral ports? (ip_local_port_range, TIME_WAIT sockets of earlier runs: ss -s)",
+            config.procIndex, counters.connected, started, counters.lastFailure));
       }
     }
   }
