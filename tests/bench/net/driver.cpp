@@ -42,6 +42,10 @@ struct Children {
     for (auto& c : clients) ok = c->finish(Clock::now() + 30s) == 0 && ok;
     return ok;
   }
+  // Also on an error or Ctrl-C: the same order.
+  ~Children() {
+    if (server) (void)finish();
+  }
 };
 
 std::vector<std::string> commonArgs(const BenchConfig& c) {
@@ -158,6 +162,12 @@ Measurement measure(Children& ch, const BenchConfig& config) {
   fmt::print(stderr,
              "wheelbeat_net_bench: {} connections over {} client process(es), server port {}\n",
              m.conns, config.clientProcs, kvAt(serverReady, "port"));
+  if (const auto tw = timeWaitSockets(); tw > 1000) {
+    fmt::print(stderr,
+               "wheelbeat_net_bench: warning: {} sockets in TIME_WAIT (an earlier run?): "
+               "connects may slow down or fail for want of ephemeral ports\n",
+               tw);
+  }
   const auto t0 = Clock::now();
   const auto clientReady = startClients(ch, config, m.conns, kvAt(serverReady, "port"));
   m.connectS = std::chrono::duration<double>(Clock::now() - t0).count();

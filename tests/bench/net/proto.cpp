@@ -86,6 +86,21 @@ std::int64_t openFds() {
   return n - 1;  // the iterator's own descriptor
 }
 
+std::int64_t timeWaitSockets() {
+  std::ifstream in("/proc/net/tcp");
+  if (!in) return -1;
+  std::string line;
+  std::getline(in, line);  // the header
+  std::int64_t n = 0;
+  // "  sl  local_address rem_address   st ...": st (the 4th field) 06 is TIME_WAIT.
+  std::string sl, local, remote, st;
+  while (in >> sl >> local >> remote >> st) {
+    if (st == "06") ++n;
+    in.ignore(1 << 12, '\n');
+  }
+  return n;
+}
+
 double loadAverage1m() {
   std::ifstream in("/proc/loadavg");
   double v = -1;

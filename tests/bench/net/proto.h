@@ -30,6 +30,8 @@ void reply(const std::string& line);
 std::int64_t raiseNofile(std::int64_t needed);
 // File descriptors open in this process now (entries of /proc/self/fd).
 std::int64_t openFds();
+// TCP sockets (IPv4) in TIME_WAIT on this machine (/proc/net/tcp), or -1.
+std::int64_t timeWaitSockets();
 // The 1-minute load average (/proc/loadavg), or -1.
 double loadAverage1m();
 
