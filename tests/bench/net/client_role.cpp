@@ -32,7 +32,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // Connects per batch: a few hundred SYNs at a time stay far below the accept backlog.
-constexpr int kBatch = 256;
+constexpr int kBatch = 128;
 
 class RttListener final : public tasks::TaskListener {
 public:
@@ -67,7 +67,8 @@ struct ClientCounters {
 
 net::ClientOptions clientOptions(const BenchConfig& config) {
   net::ClientOptions o;
-  o.server = net::Endpoint{"127.0.0.1", static_cast<std::uint16_t>(config.port)};
+  o.server =
+      net::Endpoint{listenAddress(config.procIndex), static_cast<std::uint16_t>(config.port)};
   o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
   return o;
 }

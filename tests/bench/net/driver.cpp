@@ -88,7 +88,8 @@ std::int64_t clientDelta(const Snapshot& a, const Snapshot& b, std::string_view 
 
 std::int64_t startServer(Children& ch, const BenchConfig& config, Kv& ready) {
   auto args = commonArgs(config);
-  args.insert(args.begin(), {"--role", "server"});
+  args.insert(args.begin(),
+              {"--role", "server", "--client-procs", std::to_string(config.clientProcs)});
   ch.server = std::make_unique<ChildProcess>("server", args);
   ready = parseKv(ch.server->readLine(Clock::now() + 15s), "ready");
   return kvAt(ready, "capacity");
@@ -96,13 +97,14 @@ std::int64_t startServer(Children& ch, const BenchConfig& config, Kv& ready) {
 
 // Starts the client processes with conns spread evenly; returns their "ready" baselines.
 std::vector<Kv> startClients(Children& ch, const BenchConfig& config, std::int64_t conns,
-                             std::int64_t port) {
+                             const Kv& serverReady) {
   std::vector<Kv> ready;
   for (int i = 0; i < config.clientProcs; ++i) {
     const std::int64_t n = conns / config.clientProcs + (i < conns % config.clientProcs ? 1 : 0);
     auto args = commonArgs(config);
-    args.insert(args.begin(), {"--role", "client", "--port", std::to_string(port), "--conns",
-                               std::to_string(n), "--proc-index", std::to_string(i)});
+    args.insert(args.begin(), {"--role", "client", "--port",
+                               std::to_string(kvAt(serverReady, fmt::format("port{}", i))),
+                               "--conns", std::to_string(n), "--proc-index", std::to_string(i)});
     ch.clients.push_back(std::make_unique<ChildProcess>(fmt::format("client {}", i), args));
   }
   for (auto& c : ch.clients) ready.push_back(parseKv(c->readLine(Clock::now() + 15s), "ready"));
@@ -160,8 +162,8 @@ Measurement measure(Children& ch, const BenchConfig& config) {
                                          m.conns, m.capacity));
   }
   fmt::print(stderr,
-             "wheelbeat_net_bench: {} connections over {} client process(es), server port {}\n",
-             m.conns, config.clientProcs, kvAt(serverReady, "port"));
+             "wheelbeat_net_bench: {} connections over {} client process(es), server ports {}..\n",
+             m.conns, config.clientProcs, kvAt(serverReady, "port0"));
   if (const auto tw = timeWaitSockets(); tw > 1000) {
     fmt::print(stderr,
                "wheelbeat_net_bench: warning: {} sockets in TIME_WAIT (an earlier run?): "
@@ -169,7 +171,7 @@ Measurement measure(Children& ch, const BenchConfig& config) {
                tw);
   }
   const auto t0 = Clock::now();
-  const auto clientReady = startClients(ch, config, m.conns, kvAt(serverReady, "port"));
+  const auto clientReady = startClients(ch, config, m.conns, serverReady);
   m.connectS = std::chrono::duration<double>(Clock::now() - t0).count();
   const Snapshot connected = snapshot(ch, false);
   fmt::print(stderr, "wheelbeat_net_bench: all connected in {:.2f} s; warm-up {} s, window {} s\n",

@@ -36,6 +36,12 @@ struct BenchConfig {
 // Fills every field left < 0 with the scenario's default (quick or full).
 void applyDefaults(BenchConfig& config);
 
+// The loopback address of the server's listener for client process `index`: 127.0.0.1, .2, ...
+// Each client process connects to its own address, so the kernel picks ephemeral ports per
+// destination: 20 000 connections to one address make every connect() scan for a free port
+// (__inet_hash_connect / __inet_check_established led the profile and starved the loops).
+std::string listenAddress(int index);
+
 int serverMain(const BenchConfig& config);
 int clientMain(const BenchConfig& config);
 int driverMain(const BenchConfig& config);

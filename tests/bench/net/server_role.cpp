@@ -2,9 +2,9 @@
 // heartbeat options (so its close-idle task closes a channel idle beyond 3 × heartbeat). The
 // server answers heartbeats itself (net/ does it in the read path); the handler only counts.
 //
-// Replies: "ready port=P capacity=C rss=R cpu_ns=N" once listening (C: connections this process
-// can hold under its RLIMIT_NOFILE), then one "stats ..." line per "stats" command. EOF on stdin:
-// stop gracefully and exit 0.
+// Replies: "ready port0=P ... capacity=C rss=R cpu_ns=N" once listening (C: connections this
+// process can hold under its RLIMIT_NOFILE), then one "stats ..." line per "stats" command. EOF on
+// stdin: stop gracefully and exit 0.
 #include "net_bench.h"
 #include "proto.h"
 
@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace wheelbeat::bench::netbench {
 namespace {
@@ -46,9 +47,9 @@ net::ChannelHandler countingHandler(const std::shared_ptr<ServerCounters>& c) {
   };
 }
 
-net::ServerOptions serverOptions(const BenchConfig& config) {
+net::ServerOptions serverOptions(const BenchConfig& config, int index) {
   net::ServerOptions o;
-  o.listen = net::Endpoint{"127.0.0.1", 0};
+  o.listen = net::Endpoint{listenAddress(index), 0};
   // Thousands of clients connect at once: a production server facing a fleet sets the backlog
   // up to the kernel's somaxconn (4096 here), as Netty users set SO_BACKLOG.
   o.backlog = 4096;
@@ -56,41 +57,66 @@ net::ServerOptions serverOptions(const BenchConfig& config) {
   return o;
 }
 
-}  // namespace
+struct ServerProcess {
+  explicit ServerProcess(const BenchConfig& c)
+      : timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
+        loop("bench-server") {
+    timer.start();
+    // One listener per client process, each on its own loopback address (see listenAddress()),
+    // all on the one loop and wheel: still one server process in the library's model.
+    for (int i = 0; i < c.clientProcs; ++i) {
+      servers.push_back(std::make_unique<net::TcpServer>(
+          loop, timer, serverOptions(c, i), countingHandler(counters), nullptr, metrics));
+    }
+  }
 
-int serverMain(const BenchConfig& config) {
-  const std::int64_t limit = raiseNofile(kReservedFds + 1);
-  core::HashedWheelTimer timer(
-      core::WheelOptions{.tickDuration = std::chrono::milliseconds(config.tickMs)});
-  timer.start();
-  net::EventLoop loop("bench-server");
-  auto counters = std::make_shared<ServerCounters>();
-  auto metrics = std::make_shared<tasks::TaskMetrics>();
-  net::TcpServer server(loop, timer, serverOptions(config), countingHandler(counters), nullptr,
-                        metrics);
-  const std::uint16_t port = server.listen();
-  Kv ready = selfUsage();
-  ready["port"] = port;
-  ready["capacity"] = limit - openFds() - kReservedFds;
-  reply(formatKv("ready", ready));
-
-  std::string command;
-  while (std::getline(std::cin, command)) {
-    if (command != "stats") throw std::runtime_error(fmt::format("unknown command '{}'", command));
+  Kv stats() {
     Kv s = selfUsage();
-    s["conns"] = static_cast<std::int64_t>(server.connections());
-    s["accepted"] = static_cast<std::int64_t>(server.accepted());
+    std::int64_t conns = 0;
+    std::int64_t accepted = 0;
+    for (const auto& server : servers) {
+      conns += static_cast<std::int64_t>(server->connections());
+      accepted += static_cast<std::int64_t>(server->accepted());
+    }
+    s["conns"] = conns;
+    s["accepted"] = accepted;
     s["open"] = counters->open.load();
     s["idle_closes"] = counters->idleCloses.load();
     s["other_closes"] = counters->otherCloses.load();
     s["close_task_closes"] = static_cast<std::int64_t>(metrics->closes.load());
     s["loop_wakeups"] = static_cast<std::int64_t>(loop.wakeups());
     s["timer_pending"] = static_cast<std::int64_t>(timer.pendingTimeouts());
-    reply(formatKv("stats", s));
+    return s;
   }
-  server.stop();
-  const int rc = loop.stop();
-  timer.stop();
+
+  core::HashedWheelTimer timer;
+  net::EventLoop loop;
+  std::shared_ptr<ServerCounters> counters = std::make_shared<ServerCounters>();
+  std::shared_ptr<tasks::TaskMetrics> metrics = std::make_shared<tasks::TaskMetrics>();
+  std::vector<std::unique_ptr<net::TcpServer>> servers;
+};
+
+}  // namespace
+
+std::string listenAddress(int index) { return fmt::format("127.0.0.{}", 1 + index % 250); }
+
+int serverMain(const BenchConfig& config) {
+  const std::int64_t limit = raiseNofile(kReservedFds + 1);
+  ServerProcess p(config);
+  Kv ready = selfUsage();
+  for (std::size_t i = 0; i < p.servers.size(); ++i) {
+    ready[fmt::format("port{}", i)] = p.servers[i]->listen();
+  }
+  ready["capacity"] = limit - openFds() - kReservedFds;
+  reply(formatKv("ready", ready));
+  std::string command;
+  while (std::getline(std::cin, command)) {
+    if (command != "stats") throw std::runtime_error(fmt::format("unknown command '{}'", command));
+    reply(formatKv("stats", p.stats()));
+  }
+  for (auto& server : p.servers) server->stop();
+  const int rc = p.loop.stop();
+  p.timer.stop();
   return rc == 0 ? 0 : 1;
 }
 
