@@ -1,6 +1,7 @@
 # wheelbeat: the developer's and CI's entry point. On a fresh Debian 12 machine:
 #
-#   make demo    install missing packages, build, run the wheel tour (samples/wheel_tour.cpp)
+#   make demo    install missing packages, build, run the cluster demo (samples/demo/);
+#                REGISTRY=redis runs it against a local redis-server instead of the embedded registry
 #   make test    build and run every test in three configurations, then fuzz the codec (below)
 #   make fuzz    only the fuzz stage: the frame decoder under libFuzzer for FUZZ_SECONDS, stats
 #
@@ -103,8 +104,10 @@ $(foreach c,$(CONFIGS),$(eval test-$(c): build-$(c) ; @$$(MAKE) --no-print-direc
 
 build: build-rel
 
+# The cluster demo: registry, 3 providers, 2 consumers as processes, a scripted fault scenario.
+REGISTRY ?= embedded
 demo: build
-	./build/bin/wheel_tour
+	./build/bin/wheelbeat_demo --registry $(REGISTRY)
 
 # The wheel benchmark (ARGS), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given to
 # both, e.g. NET_ARGS=--quick): ~3.5 min in all.

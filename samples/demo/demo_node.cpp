@@ -1,0 +1,64 @@
+// wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE
+//                     --registry-port PORT [--registry-kind embedded|redis]
+//
+// One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
+// intervals come from the cluster's JSON file; the driver chooses the registry's port.
+#include "common/cli.h"
+#include "node.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace config = wheelbeat::config;
+namespace net = wheelbeat::net;
+
+namespace {
+
+config::Config configure(const samples::Cli& cli) {
+  config::Config cfg = config::load(cli.get("--config").value_or("cluster.json"));
+  if (const auto port = cli.number("--registry-port", 1, 65535)) {
+    cfg.registry.address.port = static_cast<std::uint16_t>(*port);
+  }
+  if (const auto kind = cli.get("--registry-kind")) {
+    cfg.registry.kind = *kind == "redis" ? net::RegistryKind::Redis : net::RegistryKind::Embedded;
+  }
+  wheelbeat::core::setLogLevel(cfg.logLevel);
+  return cfg;
+}
+
+int run(int argc, char** argv) {
+  const samples::Cli cli(argc, argv,
+                         {"--role", "--name", "--config", "--registry-port", "--registry-kind"});
+  samples::ShutdownSignal shutdown;
+  const std::string role = cli.get("--role").value_or("");
+  wheelbeat::core::HashedWheelTimer timer(configure(cli).wheel);
+  net::EventLoop loop(role);
+  demo::NodeContext node{cli.get("--name").value_or(role), configure(cli), timer, loop, shutdown};
+  int status = 2;
+  if (role == "registry") {
+    status = demo::runRegistry(node);
+  } else if (role == "provider") {
+    status = demo::runProvider(node);
+  } else if (role == "consumer") {
+    status = demo::runConsumer(node);
+  } else {
+    fmt::print(stderr, "unknown --role '{}' (expected: registry, provider or consumer)\n", role);
+  }
+  // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
+  const int loopResult = loop.stop();
+  timer.stop();
+  return loopResult == 0 ? status : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "wheelbeat_demo_node: {}\n", e.what());
+    return 2;
+  }
+}

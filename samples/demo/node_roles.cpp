@@ -1,0 +1,164 @@
+// The three roles of a demo node. Each sets up its part, reports its status every 500 ms until
+// a signal arrives, then stops what it started (the caller stops the loop and the wheel).
+#include "node.h"
+#include "rpc/greeter.h"
+
+#include <wheelbeat/net/registry_client.h>
+#include <wheelbeat/net/registry_server.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+
+namespace net = wheelbeat::net;
+namespace tasks = wheelbeat::tasks;
+using samples::rpc::GreeterConsumer;
+using samples::rpc::GreeterProvider;
+
+namespace demo {
+
+namespace {
+
+std::string portOf(const std::string& url) {
+  const auto endpoint = samples::rpc::endpointOfUrl(url);
+  return endpoint ? std::to_string(endpoint->port) : url;
+}
+
+std::string portsOf(const std::vector<std::string>& urls) {
+  std::string out;
+  for (const auto& url : urls) out += (out.empty() ? "" : ",") + portOf(url);
+  return out.empty() ? "-" : out;
+}
+
+long long micros(std::chrono::nanoseconds d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+// The embedded engine exposes its connection (heartbeat RTT, reconnects); Redis does not here.
+const net::TcpClient* connectionOf(net::Registry& registry) {
+  auto* embedded = dynamic_cast<net::RegistryClient*>(&registry);
+  return embedded != nullptr ? &embedded->connection() : nullptr;
+}
+
+}  // namespace
+
+net::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg) {
+  net::RegistrySetup setup;
+  setup.registry = cfg.registry;
+  setup.client = cfg.client;
+  setup.failback = cfg.failback;
+  // A registry call waits at most two heartbeats: past that the link is suspect anyway.
+  setup.requestTimeout = 2 * cfg.client.heartbeat.heartbeat;
+  return setup;
+}
+
+void emitStatus(const std::string& fields) {
+  fmt::print("STATUS {}\n", fields);
+  std::fflush(stdout);
+}
+
+int runRegistry(NodeContext& node) {
+  net::ServerOptions options = node.cfg.server;
+  options.listen = node.cfg.registry.address;
+  net::RegistryServer registry(node.loop, node.timer, options);
+  registry.start();
+  while (!node.shutdown.wait(kStatusPeriod)) {
+    const auto providers = registry.providers(std::string(samples::rpc::kGreeterService));
+    emitStatus(fmt::format("role=registry state=listening sessions={} known={}",
+                           registry.sessions(), portsOf(providers)));
+  }
+  registry.stop();
+  return 0;
+}
+
+int runProvider(NodeContext& node) {
+  net::ServerOptions options = node.cfg.server;
+  options.listen = {"127.0.0.1", 0};  // any free port: the url tells consumers which one
+  auto registry = net::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
+  registry->start();
+  GreeterProvider provider(node.loop, node.timer, options);
+  const std::string url = provider.start(*registry);
+  while (!node.shutdown.wait(kStatusPeriod)) {
+    const net::TcpClient* link = connectionOf(*registry);
+    const auto rtt =
+        link != nullptr ? link->channel().lastHeartbeatRtt() : std::chrono::nanoseconds(0);
+    const auto reconnects =
+        link != nullptr && link->connectAttempts() > 0 ? link->connectAttempts() - 1 : 0;
+    emitStatus(fmt::format("role=provider state={} port={} rtt={} hb={} rc={} pend={} ok={} fail=0",
+                           registry->isConnected() ? "registered" : "no-registry", portOf(url),
+                           micros(rtt), provider.heartbeatsAnswered(), reconnects,
+                           registry->failback().pendingRetryCount(), provider.served()));
+  }
+  provider.stop();
+  registry->close();
+  return 0;
+}
+
+namespace {
+
+struct CallCounters {
+  std::atomic<std::uint64_t> ok{0};
+  std::atomic<std::uint64_t> failed{0};
+  std::atomic<std::int64_t> lastRttUs{0};
+};
+
+// "port:state:usable:ok:failed:halfOpens" per provider connection.
+std::string linksOf(const GreeterConsumer& consumer) {
+  std::string out;
+  for (const auto& p : consumer.providers()) {
+    out +=
+        fmt::format("{}{}:{}:{}:{}:{}:{}", out.empty() ? "" : ",", portOf(p.url),
+                    net::clientStateName(p.state), p.usable ? 1 : 0, p.ok, p.failed, p.halfOpens);
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string consumerStatus(const GreeterConsumer& consumer, net::Registry& registry,
+                           const CallCounters& calls, const tasks::TaskMetrics& metrics) {
+  bool anyUsable = false;
+  for (const auto& p : consumer.providers()) anyUsable = anyUsable || p.usable;
+  const auto m = metrics.snapshot();
+  return fmt::format(
+      "role=consumer state={} rtt={} hb={} rc={} pend={} ok={} fail={} notifies={} known={} "
+      "links={}",
+      anyUsable ? "calling" : "no-provider", calls.lastRttUs.load(), m.heartbeatsSent,
+      m.reconnectsStarted,
+      consumer.pendingRetries() +
+          static_cast<std::int64_t>(registry.failback().pendingRetryCount()),
+      calls.ok.load(), calls.failed.load(), consumer.notifications(),
+      portsOf(consumer.knownProviders()), linksOf(consumer));
+}
+
+}  // namespace
+
+int runConsumer(NodeContext& node) {
+  auto registry = net::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
+  registry->start();
+  samples::rpc::GreeterOptions options;
+  options.client = node.cfg.client;
+  options.failback = node.cfg.failback;
+  options.callTimeout = 2 * node.cfg.client.heartbeat.heartbeat;
+  auto metrics = std::make_shared<tasks::TaskMetrics>();
+  GreeterConsumer consumer(node.loop, node.timer, options, metrics);
+  consumer.subscribe(*registry);
+  auto calls = std::make_shared<CallCounters>();  // shared: a late callback may outlive this frame
+  for (std::uint64_t n = 0; !node.shutdown.wait(kCallPeriod); ++n) {
+    consumer.sayHello(node.name, [calls](const samples::rpc::Reply& r) {
+      if (r.ok) {
+        ++calls->ok;
+        calls->lastRttUs = micros(r.rtt);
+      } else {
+        ++calls->failed;
+      }
+    });
+    if (n % (kStatusPeriod / kCallPeriod) == 0) {
+      emitStatus(consumerStatus(consumer, *registry, *calls, *metrics));
+    }
+  }
+  consumer.close();
+  registry->close();
+  return 0;
+}
+
+}  // namespace demo

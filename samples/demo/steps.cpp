@@ -1,0 +1,214 @@
+// The steps of the demo's script (see scenario.h) and what each expects to see.
+#include "scenario.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace demo {
+
+namespace {
+
+constexpr std::chrono::seconds kMargin{10};  // loaded 2-core machine, ASan / TSan builds
+constexpr int kProviders = 3;
+constexpr int kConsumers = 2;
+
+std::optional<LinkView> linkTo(const NodeStatus& s, const std::string& port) {
+  for (const LinkView& l : linksOf(s)) {
+    if (l.port == port) return l;
+  }
+  return std::nullopt;
+}
+
+bool lists(const NodeStatus& s, const std::string& port) {
+  const auto known = s.list("known");
+  return std::find(known.begin(), known.end(), port) != known.end();
+}
+
+bool usable(const NodeStatus& s, const std::string& port) {
+  const auto l = linkTo(s, port);
+  return l && l->usable;
+}
+
+// Calls answered by the providers other than `port`, as a consumer last reported them.
+std::uint64_t okElsewhere(const NodeStatus& s, const std::string& port) {
+  std::uint64_t sum = 0;
+  for (const LinkView& l : linksOf(s)) sum += l.port == port ? 0 : l.ok;
+  return sum;
+}
+
+}  // namespace
+
+std::vector<std::string> Scenario::argvFor(const std::string& role, const std::string& name) const {
+  return {options_.nodeBinary,
+          "--role",
+          role,
+          "--name",
+          name,
+          "--config",
+          options_.configPath,
+          "--registry-port",
+          std::to_string(registryPort_),
+          "--registry-kind",
+          options_.redis ? "redis" : "embedded"};
+}
+
+void Scenario::startCluster() {
+  registryPort_ = freeLoopbackPort();
+  registryName_ = options_.redis ? "redis" : "registry";
+  if (options_.redis) {
+    cluster_.start("redis", "redis",
+                   {"redis-server", "--port", std::to_string(registryPort_), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no"},
+                   false);
+  } else {
+    cluster_.start("registry", "registry", argvFor("registry", "registry"));
+  }
+  event(fmt::format("{} started on 127.0.0.1:{}", registryName_, registryPort_));
+  pumpFor(std::chrono::milliseconds(500));  // let it listen before the others dial it
+  for (int i = 1; i <= kProviders; ++i) {
+    const std::string name = fmt::format("provider-{}", i);
+    cluster_.start(name, "provider", argvFor("provider", name));
+  }
+  for (int i = 1; i <= kConsumers; ++i) {
+    const std::string name = fmt::format("consumer-{}", i);
+    cluster_.start(name, "consumer", argvFor("consumer", name));
+  }
+  event(fmt::format("{} providers and {} consumers started; logs in {}", kProviders, kConsumers,
+                    cluster_.logDir()));
+}
+
+// Every consumer calls every provider successfully: the cluster is healthy.
+void Scenario::warmUp() {
+  const auto since = SteadyClock::now();
+  await("start",
+        {{"every consumer calls all 3 providers",
+          [this, since] {
+            if (!consumersFresh(since)) return false;
+            return everyConsumer([this](const Node& n) {
+              for (int i = 1; i <= kProviders; ++i) {
+                const auto l = linkTo(n.status, port(fmt::format("provider-{}", i)));
+                if (!l || !l->usable || l->ok == 0) return false;
+              }
+              return true;
+            });
+          }}},
+        std::chrono::seconds(20) + kMargin);
+}
+
+void Scenario::killProvider() {
+  const std::string p1 = port("provider-1");
+  std::map<std::string, std::uint64_t> before;
+  for (const Node& n : cluster_.nodes()) before[n.name] = okElsewhere(n.status, p1);
+  cluster_.kill("provider-1");
+  const auto t = SteadyClock::now();
+  event(fmt::format("kill -9 provider-1 (port {})", p1));
+  std::vector<Check> checks{{"consumers stopped calling provider-1",
+                             [=, this] {
+                               return consumersFresh(t) && everyConsumer([&](const Node& n) {
+                                        return !usable(n.status, p1);
+                                      });
+                             }},
+                            {"consumers' calls moved to provider-2/3", [=, this] {
+                               return consumersFresh(t) && everyConsumer([&](const Node& n) {
+                                        return okElsewhere(n.status, p1) >= before.at(n.name) + 3;
+                                      });
+                             }}};
+  if (!options_.redis) {
+    checks.push_back(
+        {"registry dropped provider-1", [=, this] { return registryLists(p1, false, t); }});
+  }
+  await("kill provider-1", std::move(checks), options_.idleTimeout + kMargin);
+}
+
+void Scenario::freezeProvider() {
+  const std::string p2 = port("provider-2");
+  std::map<std::string, std::uint64_t> halfOpensBefore;
+  for (const Node& n : cluster_.nodes()) {
+    const auto l = linkTo(n.status, p2);
+    halfOpensBefore[n.name] = l ? l->halfOpens : 0;
+  }
+  cluster_.freeze("provider-2");
+  const auto t = SteadyClock::now();
+  event(fmt::format("SIGSTOP provider-2 (port {}): alive for the kernel, silent", p2));
+  std::vector<Check> checks{
+      {"consumers' heartbeats found the half-open link (reconnect on read idle)",
+       [=, this] {
+         return everyConsumer([&](const Node& n) {
+           const auto l = linkTo(n.status, p2);
+           return l && l->halfOpens > halfOpensBefore.at(n.name);
+         });
+       }},
+      {"consumers stopped using provider-2",
+       [=, this] {
+         return consumersFresh(t) &&
+                everyConsumer([&](const Node& n) { return !usable(n.status, p2); });
+       }},
+      {"registry dropped provider-2 (close-idle), consumers were told", [=, this] {
+         return registryLists(p2, false, t) && consumersFresh(t) &&
+                everyConsumer([&](const Node& n) { return !lists(n.status, p2); });
+       }}};
+  const auto detect = options_.closeTimeout + options_.closeTimeout / 3 + options_.heartbeat;
+  await("freeze provider-2", std::move(checks), detect + kMargin);
+  thawProvider(p2);
+}
+
+// SIGCONT: the provider's registry connection was closed while it slept; it reconnects and its
+// failback re-registers it; consumers connect again and, once it answers, call it again.
+void Scenario::thawProvider(const std::string& p2) {
+  pumpFor(std::chrono::seconds(1));
+  std::map<std::string, std::uint64_t> okBefore;
+  for (const Node& n : cluster_.nodes()) {
+    const auto l = linkTo(n.status, p2);
+    okBefore[n.name] = l ? l->ok : 0;
+  }
+  cluster_.thaw("provider-2");
+  const auto t = SteadyClock::now();
+  event("SIGCONT provider-2");
+  std::vector<Check> checks{{"provider-2 re-registered and consumers call it again", [=, this] {
+                               return registryLists(p2, true, t) && consumersFresh(t) &&
+                                      everyConsumer([&](const Node& n) {
+                                        const auto l = linkTo(n.status, p2);
+                                        return lists(n.status, p2) && l && l->usable && l->ok > 0 &&
+                                               l->ok != okBefore.at(n.name);
+                                      });
+                             }}};
+  const auto rejoin = options_.reconnectMax + options_.registryRetry + options_.closeTimeout;
+  await("thaw provider-2", std::move(checks), rejoin + kMargin);
+}
+
+// The registry restarts empty on the same port: every registration comes back through the
+// providers' failback (recover() after their reconnect), every subscription through the
+// consumers'.
+void Scenario::restartRegistry() {
+  const std::string p2 = port("provider-2");
+  const std::string p3 = port("provider-3");
+  cluster_.kill(registryName_);
+  event(fmt::format("kill -9 {}", registryName_));
+  pumpFor(std::chrono::seconds(2));  // down for a while: retries pile up (column "pending")
+  std::map<std::string, std::uint64_t> notifiesBefore;
+  for (const Node& n : cluster_.nodes()) notifiesBefore[n.name] = n.status.number("notifies");
+  cluster_.restart(registryName_);
+  const auto t = SteadyClock::now();
+  event(fmt::format("{} restarted on the same port {}", registryName_, registryPort_));
+  std::vector<Check> checks;
+  if (!options_.redis) {
+    checks.push_back({"providers re-registered by failback", [=, this] {
+                        return registryLists(p2, true, t) && registryLists(p3, true, t);
+                      }});
+  }
+  checks.push_back({"consumers see provider-2 and provider-3 again and call them", [=, this] {
+                      // A list sent by the new registry (re-subscribed by failback), not the
+                      // last one of the old registry, which consumers keep through an outage.
+                      return consumersFresh(t) && everyConsumer([&](const Node& n) {
+                               return n.status.number("notifies") > notifiesBefore.at(n.name) &&
+                                      lists(n.status, p2) && lists(n.status, p3) &&
+                                      usable(n.status, p2) && usable(n.status, p3);
+                             });
+                    }});
+  const auto back = options_.reconnectMax + options_.registryRetry + options_.heartbeat;
+  await("restart registry", std::move(checks), back + kMargin);
+}
+
+}  // namespace demo
