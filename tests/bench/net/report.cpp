@@ -37,6 +37,9 @@ void addCommon(ordered_json& j, const Measurement& m) {
   j["connect_s"] = round3(m.connectS);
   j["heap_bytes_per_conn_server"] = round1(m.heapPerConnServer);
   j["heap_bytes_per_conn_client"] = round1(m.heapPerConnClient);
+  // CPU of every process per heartbeat round trip: comparable across loads and heartbeat rates.
+  const double beats = m.heartbeatsPerS * m.windowS;
+  j["cpu_us_per_heartbeat"] = round3(beats > 0 ? 1e6 * (m.cpuServerS + m.cpuClientsS) / beats : 0);
   j["rtt_samples"] = m.rttSamples;
   j["rtt_max_us"] = round1(m.rttMaxUs);
   j["loop_wakeups_per_s_server"] = round1(m.serverWakeupsPerS);
