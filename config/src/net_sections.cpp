@@ -111,8 +111,8 @@ void checkSendQueue(Errors& errors, const std::string& pointer, const Seen& seen
 }
 
 template <typename O>
-bool readEndpointSection(Errors& errors, const Json& value, const std::string& pointer,
-                         std::span<const Field<O>> fields, O& out) {
+bool readTransportSection(Errors& errors, const Json& value, const std::string& pointer,
+                          std::span<const Field<O>> fields, O& out) {
   const std::size_t before = errors.size();
   Seen seen;
   if (!readObject<O>(errors, value, pointer, fields, out, seen)) return false;
@@ -132,12 +132,12 @@ bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
 
 bool readServer(Errors& errors, const Json& value, const std::string& pointer,
                 net::ServerOptions& out) {
-  return readEndpointSection<net::ServerOptions>(errors, value, pointer, kServerFields, out);
+  return readTransportSection<net::ServerOptions>(errors, value, pointer, kServerFields, out);
 }
 
 bool readClient(Errors& errors, const Json& value, const std::string& pointer,
                 net::ClientOptions& out) {
-  return readEndpointSection<net::ClientOptions>(errors, value, pointer, kClientFields, out);
+  return readTransportSection<net::ClientOptions>(errors, value, pointer, kClientFields, out);
 }
 
 std::vector<KeyInfo> registryKeys() { return keyInfos<net::RegistryOptions>(kRegistryFields); }
