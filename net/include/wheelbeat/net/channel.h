@@ -7,6 +7,13 @@
 //   actions and every query are callable from any thread and never block: actions are handed to
 //   the loop (EventLoop::post) and return. attachment() is for the loop thread (the handler).
 //
+// Actions of tasks::Channel
+//   close(reason): closes for good. A server channel: this connection (onClosed: ClosedByOwner
+//   with `reason`). A client's channel: the whole client, as TcpClient::close() but without
+//   waiting. reconnect(reason): a client's channel drops its socket (onClosed: Reconnect) and
+//   connects again; a server channel cannot dial back and closes instead. sendHeartbeat(): queues
+//   one 17-byte heartbeat request (its response gives lastHeartbeatRtt()).
+//
 // Time
 //   lastRead()/lastWrite() are on the shared timer's clock (HashedWheelTimer::now()); a
 //   (re)connect stamps both. A read stamps lastRead once per read callback (every inbound byte,

@@ -22,6 +22,8 @@
 //
 // Threads: start(), close(), state(), channel() and the counters: any thread. Off the loop
 // thread close() waits until the client is Closed; on the loop thread it only begins closing.
+// Once the loop has stopped (its shutdown closed the socket: LoopStopped), close() completes on
+// the calling thread, and the state callback of that last change runs there too.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
