@@ -151,6 +151,26 @@ void fillRun(Measurement& m, const Snapshot& connected, const Snapshot& end, con
   perConn("heap", m.heapPerConnServer, m.heapPerConnClient);
 }
 
+// Waits until `until` in steps of at most 5 s, printing one progress line per step to stderr
+// (connections, closes and reconnects so far, heartbeats/s of the step): the timeline of a run
+// that goes wrong. A stats round trip per step costs each process microseconds.
+void progressUntil(Children& ch, const Snapshot& base, Clock::time_point until) {
+  Snapshot prev = base;
+  while (Clock::now() < until) {
+    watchUntil(ch.all(), std::min(until, Clock::now() + 5s));
+    Snapshot now = snapshot(ch, false);
+    const double dt = std::chrono::duration<double>(now.at - prev.at).count();
+    fmt::print(stderr,
+               "  t={:6.1f}s server conns={} idle_closes={} other_closes={} | clients "
+               "connected={} reconnects={} hb/s={:.0f} | load {:.2f}\n",
+               std::chrono::duration<double>(now.at - base.at).count(), kvAt(now.server, "conns"),
+               serverDelta(base, now, "idle_closes"), serverDelta(base, now, "other_closes"),
+               clientSum(now, "connected"), clientDelta(base, now, "reconnects"),
+               dt > 0 ? clientDelta(prev, now, "hb_sent") / dt : 0.0, now.load);
+    prev = std::move(now);
+  }
+}
+
 Measurement measure(Children& ch, const BenchConfig& config) {
   Measurement m;
   m.config = config;
@@ -176,9 +196,9 @@ Measurement measure(Children& ch, const BenchConfig& config) {
   const Snapshot connected = snapshot(ch, false);
   fmt::print(stderr, "wheelbeat_net_bench: all connected in {:.2f} s; warm-up {} s, window {} s\n",
              m.connectS, config.warmupS, config.windowS);
-  watchUntil(ch.all(), after(connected.at, config.warmupS));
+  progressUntil(ch, connected, after(connected.at, config.warmupS));
   const Snapshot start = snapshot(ch, true);
-  watchUntil(ch.all(), after(start.at, config.windowS));
+  progressUntil(ch, connected, after(start.at, config.windowS));
   const Snapshot end = snapshot(ch, true);
   fillWindow(m, start, end);
   fillRun(m, connected, end, serverReady, clientReady);
