@@ -180,18 +180,27 @@ bool EventLoop::call(const std::function<void()>& fn) {
     fn();
     return true;
   }
+  // The exception object itself never crosses threads (libstdc++ shares it through reference
+  // counts TSan cannot see): its message does, and the caller throws a fresh exception.
   std::promise<void> done;
   auto result = done.get_future();
-  const bool posted = impl_->post([&fn, &done] {
+  std::string failure;
+  bool failed = false;
+  const bool posted = impl_->post([&fn, &done, &failure, &failed] {
     try {
       fn();
-      done.set_value();
+    } catch (const std::exception& e) {
+      failed = true;
+      failure = e.what();
     } catch (...) {
-      done.set_exception(std::current_exception());
+      failed = true;
+      failure = "unknown exception";
     }
+    done.set_value();
   });
   if (!posted) return false;
   result.get();
+  if (failed) throw std::runtime_error(failure);
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace wheelbeat::net::detail {
@@ -65,8 +66,15 @@ public:
              ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
              std::shared_ptr<tasks::TaskMetrics> metrics);
 
-  std::uint16_t listen();  // loop
-  void stop() noexcept;    // loop: begins; done() once everything is closed
+  // Loop. The outcome travels to the caller's thread as values (no exception crosses threads).
+  struct ListenOutcome {
+    std::uint16_t port = 0;
+    NetError error{};  // with `where`: throw NetException
+    std::string where;
+    std::string misuse;  // non-empty: throw std::logic_error
+  };
+  ListenOutcome listen() noexcept;
+  void stop() noexcept;  // loop: begins; done() once everything is closed
   void closeForShutdown() noexcept override { stop(); }
   void channelClosed(ServerChannel* channel) noexcept;  // loop
   void waitStopped();                                   // any thread but the loop's

@@ -71,14 +71,20 @@ ServerCore::ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOpt
       listener_(std::move(listener)),
       metrics_(std::move(metrics)) {}
 
-std::uint16_t ServerCore::listen() {
-  if (stopping_) throw std::logic_error("wheelbeat: TcpServer::listen() after stop()");
-  if (listened_) throw std::logic_error("wheelbeat: TcpServer::listen() called twice");
-  const std::string where =
-      fmt::format("listen on {}:{}", options_.listen.host, options_.listen.port);
+ServerCore::ListenOutcome ServerCore::listen() noexcept {
+  ListenOutcome out;
+  if (stopping_ || listened_) {
+    out.misuse = stopping_ ? "wheelbeat: TcpServer::listen() after stop()"
+                           : "wheelbeat: TcpServer::listen() called twice";
+    return out;
+  }
+  out.where = fmt::format("listen on {}:{}", options_.listen.host, options_.listen.port);
   sockaddr_storage addr{};
-  if (NetError e = toSockaddr(options_.listen, addr)) throw NetException(e, where);
-  if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) throw NetException(NetError(rc), where);
+  if ((out.error = toSockaddr(options_.listen, addr))) return out;
+  if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) {
+    out.error = NetError(rc);
+    return out;
+  }
   listened_ = true;
   listenerOpen_ = true;
   tcp_.data = static_cast<LoopHandle*>(this);
@@ -88,10 +94,12 @@ std::uint16_t ServerCore::listen() {
   if (rc == 0) rc = uv_listen(asStream(&tcp_), options_.backlog, &ServerCore::onConnection);
   if (rc != 0) {
     stop();
-    throw NetException(NetError(rc), where);
+    out.error = NetError(rc);
+    return out;
   }
-  port.store(localOf(&tcp_).port, std::memory_order_release);
-  return port.load(std::memory_order_acquire);
+  out.port = localOf(&tcp_).port;
+  port.store(out.port, std::memory_order_release);
+  return out;
 }
 
 void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
@@ -175,11 +183,13 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
 TcpServer::~TcpServer() { stop(); }
 
 std::uint16_t TcpServer::listen() {
-  std::uint16_t bound = 0;
-  if (!loop_.call([&] { bound = core_->listen(); })) {
+  detail::ServerCore::ListenOutcome out;
+  if (!loop_.call([&] { out = core_->listen(); })) {
     throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
   }
-  return bound;
+  if (!out.misuse.empty()) throw std::logic_error(out.misuse);
+  if (out.error) throw NetException(out.error, out.where);
+  return out.port;
 }
 
 std::uint16_t TcpServer::port() const noexcept {

@@ -83,6 +83,22 @@ TEST_CASE("heartbeat responses from a raw server keep a client fresh and give an
   CHECK(conn.waitPeerClosed());
 }
 
+TEST_CASE("listen on a port in use throws NetException with EADDRINUSE") {
+  Env env;
+  TcpServer first(env.loop, env.timer, serverOptions(), ChannelHandler{});
+  const std::uint16_t port = first.listen();
+  TcpServer second(env.loop, env.timer, serverOptions(port), ChannelHandler{});
+  try {
+    second.listen();
+    FAIL("listen succeeded on a port in use");
+  } catch (const NetException& e) {
+    CHECK(e.error().name() == "EADDRINUSE");
+    CHECK(std::string(e.what()).rfind(fmt::format("listen on 127.0.0.1:{}: EADDRINUSE", port), 0) ==
+          0);
+  }
+  CHECK_THROWS_AS(first.listen(), std::logic_error);
+}
+
 }  // TEST_SUITE("net")
 
 }  // namespace wbnet

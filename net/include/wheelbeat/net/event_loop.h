@@ -43,9 +43,10 @@ public:
   // From the loop thread itself fn is queued too (never run inside post()).
   bool post(std::function<void()> fn);
 
-  // Runs fn on the loop thread and waits for it: inline when called on the loop thread. An
-  // exception fn throws is rethrown to the caller. Returns false (fn not run) if the loop is
-  // stopping or stopped.
+  // Runs fn on the loop thread and waits for it: inline when called on the loop thread (an
+  // exception then propagates as is). From another thread, an exception fn throws reaches the
+  // caller as std::runtime_error with the same what() (the object itself stays on the loop
+  // thread). Returns false (fn not run) if the loop is stopping or stopped.
   bool call(const std::function<void()>& fn);
 
   [[nodiscard]] bool isLoopThread() const noexcept;
