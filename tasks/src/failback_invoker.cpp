@@ -51,7 +51,7 @@ struct FailbackInvoker::Impl : std::enable_shared_from_this<Impl> {
   const std::shared_ptr<RetryBudget> budget;
 
   mutable std::mutex mutex;
-  std::mt19937_64 seeds;
+  SmallRng seeds;
   bool stopped = false;
   std::uint64_t nextId = 1;
   std::map<std::uint64_t, InvocationPtr> held;  // failed invocations, by id

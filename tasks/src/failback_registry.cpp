@@ -90,7 +90,7 @@ struct FailbackRegistry::Impl : std::enable_shared_from_this<Impl> {
   const std::shared_ptr<RetryBudget> budget;
 
   mutable std::mutex mutex;
-  std::mt19937_64 seeds;
+  SmallRng seeds;
   bool stopped = false;
   std::uint64_t nextToken = 1;
   std::map<Key, std::uint64_t> latest;  // key → token of the call whose result counts

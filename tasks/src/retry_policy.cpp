@@ -38,7 +38,7 @@ nanoseconds saturatingAdd(nanoseconds a, nanoseconds b) noexcept {
 
 // Uniform integer in [lo, hi] (lo <= hi) from 64-bit draws, by rejection: no modulo bias, and
 // unlike std::uniform_int_distribution the same on every standard library.
-std::int64_t uniformInt(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
+std::int64_t uniformInt(SmallRng& rng, std::int64_t lo, std::int64_t hi) {
   const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
   if (span == std::numeric_limits<std::uint64_t>::max()) {
     return static_cast<std::int64_t>(rng());
@@ -53,7 +53,7 @@ std::int64_t uniformInt(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) 
 }
 
 // Uniform double in [0, 1) with 53 random bits.
-double uniformUnit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniformUnit(SmallRng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 // Rounds a non-negative double of nanoseconds to [0, cap].
 nanoseconds clampNs(double ns, nanoseconds cap) noexcept {

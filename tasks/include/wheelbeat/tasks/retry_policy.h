@@ -22,13 +22,15 @@
 //   Decorrelated) or over doubles with 53 random bits (Proportional).
 //
 // Randomness
-//   Each RetryState owns a std::mt19937_64 seeded with the seed it was given and draws from it
-//   without std::*_distribution (whose output differs between standard libraries), so the same
-//   seed and the same calls give the same delays on every platform. Give each operation its own
+//   Each RetryState owns a SmallRng (xoshiro256**, 32 bytes: small_rng.h) seeded with the seed it
+//   was given and draws from it without std::*_distribution (whose output differs between
+//   standard libraries), so the same seed and the same calls give the same delays on every
+//   platform. Give each operation its own
 //   seed (e.g. from std::random_device) so a fleet does not retry in lockstep.
 #pragma once
 
 #include <wheelbeat/tasks/retry_budget.h>
+#include <wheelbeat/tasks/small_rng.h>
 
 #include <chrono>
 #include <cstdint>
@@ -136,7 +138,7 @@ private:
 
   RetryOptions options_;
   std::shared_ptr<RetryBudget> budget_;
-  std::mt19937_64 rng_;
+  SmallRng rng_;
   std::chrono::nanoseconds start_;
   std::chrono::nanoseconds prev_;  // Decorrelated: the last granted delay
   std::int64_t attempts_ = 0;
