@@ -36,6 +36,7 @@ demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
   o.closeTimeout = cfg.server.heartbeat.resolved().closeTimeout;
   o.reconnectMax = client.reconnectBackoff.maxDelay;
   o.registryRetry = cfg.failback.registryRetry.maxDelay;
+  o.session = cfg.registry.session;
   return o;
 }
 

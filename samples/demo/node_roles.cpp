@@ -120,13 +120,14 @@ std::string consumerStatus(const GreeterConsumer& consumer, net::Registry& regis
   for (const auto& p : consumer.providers()) anyUsable = anyUsable || p.usable;
   const auto m = metrics.snapshot();
   return fmt::format(
-      "role=consumer state={} rtt={} hb={} rc={} pend={} ok={} fail={} notifies={} known={} "
+      "role=consumer state={} rtt={} hb={} rc={} pend={} ok={} fail={} notifies={} halfopens={} "
+      "known={} "
       "links={}",
       anyUsable ? "calling" : "no-provider", calls.lastRttUs.load(), m.heartbeatsSent,
       m.reconnectsStarted,
       consumer.pendingRetries() +
           static_cast<std::int64_t>(registry.failback().pendingRetryCount()),
-      calls.ok.load(), calls.failed.load(), consumer.notifications(),
+      calls.ok.load(), calls.failed.load(), consumer.notifications(), consumer.halfOpens(),
       portsOf(consumer.knownProviders()), linksOf(consumer));
 }
 

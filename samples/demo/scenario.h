@@ -28,6 +28,7 @@ struct DemoOptions {
   std::chrono::nanoseconds closeTimeout{0};   // servers (registry): idle close
   std::chrono::nanoseconds reconnectMax{0};   // reconnect backoff cap
   std::chrono::nanoseconds registryRetry{0};  // failback registry retry cap
+  std::chrono::nanoseconds session{0};        // Redis: a registration not renewed expires
 };
 
 struct Recovery {
@@ -76,6 +77,9 @@ private:
   [[nodiscard]] bool consumersFresh(SteadyClock::time_point since);
   [[nodiscard]] bool everyConsumer(const std::function<bool(const Node&)>& pred);
   [[nodiscard]] std::string port(const std::string& provider);
+  // How long until the registry forgets a provider that went silent: the embedded registry's
+  // close-idle task, or (Redis) the expiry of its registration, at most 1.5 x session.
+  [[nodiscard]] std::chrono::nanoseconds dropBound() const;
   [[nodiscard]] bool registryLists(const std::string& providerPort, bool present,
                                    SteadyClock::time_point since);
 

@@ -62,6 +62,8 @@ std::string renderTable(const std::deque<Node>& nodes) {
                        stateOf(n), rttOf(n), countOf(n, "hb"), countOf(n, "rc"), countOf(n, "pend"),
                        calls, detailOf(n));
   }
+  out +=
+      "(consumer links: <port>+ in use, <port>x not usable: down, or suspect until it answers)\n";
   return out;
 }
 

@@ -127,7 +127,9 @@ public:
 
   [[nodiscard]] std::vector<std::string> knownProviders() const;  // the registry's last list
   [[nodiscard]] std::uint64_t notifications() const;              // provider lists received so far
-  [[nodiscard]] std::vector<ProviderView> providers() const;      // the connections, by url
+  // Half-open links found (forced reconnects on read idle), over every link, also removed ones.
+  [[nodiscard]] std::uint64_t halfOpens() const noexcept;
+  [[nodiscard]] std::vector<ProviderView> providers() const;  // the connections, by url
   [[nodiscard]] std::int64_t pendingRetries() const;
   // Cancels waiting retries (their `done` is not called) and closes every connection.
   void close();

@@ -73,6 +73,7 @@ struct GreeterConsumer::State : std::enable_shared_from_this<State> {
   const std::shared_ptr<tasks::TaskMetrics> metrics;
   tasks::FailbackInvoker invoker;
   std::atomic<std::uint64_t> roundRobin{0};
+  std::atomic<std::uint64_t> halfOpens{0};
   std::mutex syncMutex;      // one sync() at a time
   mutable std::mutex mutex;  // guards everything below
   std::map<std::string, std::shared_ptr<Link>> links;
@@ -111,9 +112,10 @@ std::shared_ptr<Link> GreeterConsumer::State::makeLink(const std::string& url,
   link->url = url;
   std::weak_ptr<Link> weak = link;
   net::ChannelHandler h;
-  h.onClosed = [weak, t = &timer](net::Channel&, const net::CloseReason& why) {
+  h.onClosed = [weak, t = &timer, total = &halfOpens](net::Channel&, const net::CloseReason& why) {
     const auto l = weak.lock();
     if (!l || why.kind != net::CloseKind::Reconnect) return;
+    ++*total;
     ++l->halfOpens;  // the reconnect task found it read-idle: half-open (or frozen)
     l->afterHalfOpen = true;
     l->suspectSince = t->now().count();
@@ -250,6 +252,8 @@ std::vector<std::string> GreeterConsumer::knownProviders() const {
   const std::lock_guard lock(state_->mutex);
   return state_->latest;
 }
+
+std::uint64_t GreeterConsumer::halfOpens() const noexcept { return state_->halfOpens.load(); }
 
 std::uint64_t GreeterConsumer::notifications() const {
   const std::lock_guard lock(state_->mutex);
