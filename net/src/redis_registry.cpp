@@ -27,16 +27,6 @@ RedisRegistry::Backend::Config configOf(RegistrySetup& s) {
           s.client.connectTimeout, s.requestTimeout, s.client.heartbeat.resolved()};
 }
 
-// A malformed url or service is the caller's bug: refused at once, never queued for retries.
-template <typename Check>
-void checked(Check check) {
-  try {
-    check();
-  } catch (const RegistryProtocolError& e) {
-    throw std::invalid_argument(e.what());
-  }
-}
-
 }  // namespace
 
 RedisRegistry::RedisRegistry(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup setup)
@@ -64,27 +54,6 @@ void RedisRegistry::close() {
   failback_->stop();
   // A stopped loop already freed the connections (EventLoop::stop() → closeForShutdown).
   (void)loop_.call([b = backend_] { b->shutdown(); });
-}
-
-void RedisRegistry::registerUrl(const std::string& url, tasks::Completion done) {
-  checked([&] { (void)serviceOfUrl(url); });
-  failback_->registerUrl(url, std::move(done));
-}
-void RedisRegistry::unregisterUrl(const std::string& url, tasks::Completion done) {
-  checked([&] { (void)serviceOfUrl(url); });
-  failback_->unregisterUrl(url, std::move(done));
-}
-void RedisRegistry::subscribe(const std::string& service,
-                              std::shared_ptr<tasks::NotifyListener> listener,
-                              tasks::Completion done) {
-  checked([&] { checkServiceName(service); });
-  failback_->subscribe(service, std::move(listener), std::move(done));
-}
-void RedisRegistry::unsubscribe(const std::string& service,
-                                std::shared_ptr<tasks::NotifyListener> listener,
-                                tasks::Completion done) {
-  checked([&] { checkServiceName(service); });
-  failback_->unsubscribe(service, std::move(listener), std::move(done));
 }
 
 tasks::FailbackRegistry& RedisRegistry::failback() noexcept { return *failback_; }

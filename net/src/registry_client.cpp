@@ -179,42 +179,6 @@ void RegistryClient::close() {
   backend_->client->close();
 }
 
-namespace {
-
-// A malformed url or service is the caller's bug: refused at once (std::invalid_argument), never
-// queued for retries that could not succeed.
-template <typename Check>
-void checked(Check check) {
-  try {
-    check();
-  } catch (const RegistryProtocolError& e) {
-    throw std::invalid_argument(e.what());
-  }
-}
-
-}  // namespace
-
-void RegistryClient::registerUrl(const std::string& url, tasks::Completion done) {
-  checked([&] { (void)serviceOfUrl(url); });
-  failback_->registerUrl(url, std::move(done));
-}
-void RegistryClient::unregisterUrl(const std::string& url, tasks::Completion done) {
-  checked([&] { (void)serviceOfUrl(url); });
-  failback_->unregisterUrl(url, std::move(done));
-}
-void RegistryClient::subscribe(const std::string& service,
-                               std::shared_ptr<tasks::NotifyListener> listener,
-                               tasks::Completion done) {
-  checked([&] { checkServiceName(service); });
-  failback_->subscribe(service, std::move(listener), std::move(done));
-}
-void RegistryClient::unsubscribe(const std::string& service,
-                                 std::shared_ptr<tasks::NotifyListener> listener,
-                                 tasks::Completion done) {
-  checked([&] { checkServiceName(service); });
-  failback_->unsubscribe(service, std::move(listener), std::move(done));
-}
-
 tasks::FailbackRegistry& RegistryClient::failback() noexcept { return *failback_; }
 ClientState RegistryClient::state() const noexcept { return backend_->client->state(); }
 bool RegistryClient::isConnected() const noexcept { return state() == ClientState::Connected; }

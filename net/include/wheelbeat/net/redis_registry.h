@@ -86,15 +86,7 @@ public:
   // withdrawn: they expire. Idempotent.
   void close() override;
 
-  // See Registry. Urls and services are checked as the embedded registry does
-  // (registry_protocol.h): std::invalid_argument at once, nothing changes.
-  void registerUrl(const std::string& url, tasks::Completion done = nullptr) override;
-  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr) override;
-  void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                 tasks::Completion done = nullptr) override;
-  void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                   tasks::Completion done = nullptr) override;
-
+  // registerUrl / unregisterUrl / subscribe / unsubscribe: see Registry.
   [[nodiscard]] tasks::FailbackRegistry& failback() noexcept override;
   [[nodiscard]] bool isConnected() const noexcept override;
 

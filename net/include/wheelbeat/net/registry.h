@@ -31,17 +31,15 @@ public:
   // engine's liveness rule removes them). Idempotent.
   virtual void close() = 0;
 
-  // FailbackRegistry's calls (tasks/failback.h). A url or service the protocol refuses
-  // (registry_protocol.h: scheme://host:port/service[?query]) throws std::invalid_argument at
-  // once and changes nothing.
-  virtual void registerUrl(const std::string& url, tasks::Completion done = nullptr) = 0;
-  virtual void unregisterUrl(const std::string& url, tasks::Completion done = nullptr) = 0;
-  virtual void subscribe(const std::string& service,
-                         std::shared_ptr<tasks::NotifyListener> listener,
-                         tasks::Completion done = nullptr) = 0;
-  virtual void unsubscribe(const std::string& service,
-                           std::shared_ptr<tasks::NotifyListener> listener,
-                           tasks::Completion done = nullptr) = 0;
+  // FailbackRegistry's calls (tasks/failback.h), the same for every engine. A url or service
+  // the protocol refuses (registry_protocol.h: scheme://host:port/service[?query]) throws
+  // std::invalid_argument at once and changes nothing: retries could never succeed.
+  void registerUrl(const std::string& url, tasks::Completion done = nullptr);
+  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr);
+  void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+                 tasks::Completion done = nullptr);
+  void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+                   tasks::Completion done = nullptr);
 
   [[nodiscard]] virtual tasks::FailbackRegistry& failback() noexcept = 0;
   // The connection to the engine is up now.

@@ -53,15 +53,7 @@ public:
   // Cancels every retry and closes the connection. Idempotent.
   void close() override;
 
-  // FailbackRegistry's calls (see tasks/failback.h): failures are retried on the wheel. A url
-  // or service the protocol refuses (registry_protocol.h) throws std::invalid_argument at once.
-  void registerUrl(const std::string& url, tasks::Completion done = nullptr) override;
-  void unregisterUrl(const std::string& url, tasks::Completion done = nullptr) override;
-  void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                 tasks::Completion done = nullptr) override;
-  void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
-                   tasks::Completion done = nullptr) override;
-
+  // registerUrl / unregisterUrl / subscribe / unsubscribe: see Registry.
   [[nodiscard]] tasks::FailbackRegistry& failback() noexcept override;
   [[nodiscard]] bool isConnected() const noexcept override;
   [[nodiscard]] ClientState state() const noexcept;
