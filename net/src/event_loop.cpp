@@ -5,6 +5,7 @@
 #include <wheelbeat/net/event_loop.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <uv.h>
 
 #include <atomic>
@@ -163,7 +164,26 @@ int EventLoop::Impl::stop() {
 
 // EventLoop
 
-EventLoop::EventLoop(std::string name) : impl_(std::make_unique<Impl>(std::move(name))) {}
+namespace {
+
+// libuv writes to sockets with write(2), so a write to a connection the peer just reset raises
+// SIGPIPE, whose default action kills the process (a provider died of its consumer's SIGKILL).
+// Ignored once per process, and only while it has the default action: a handler or an explicit
+// disposition the application installed is left alone.
+void ignoreSigpipeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+      ::signal(SIGPIPE, SIG_IGN);
+    }
+  });
+}
+
+}  // namespace
+
+EventLoop::EventLoop(std::string name)
+    : impl_((ignoreSigpipeOnce(), std::make_unique<Impl>(std::move(name)))) {}
 
 EventLoop::~EventLoop() {
   try {

@@ -1,6 +1,8 @@
 // EventLoop: post order, coalesced wake-ups, call(), refusal after stop, and stop()'s result.
 #include "support.h"
 
+#include <signal.h>
+
 #include <future>
 #include <stdexcept>
 
@@ -114,6 +116,14 @@ TEST_CASE("loop stop closes channels left open with reason loop-stopped") {
   cli.close();  // the loop is gone: closes at once, without waiting
   CHECK(cli.state() == ClientState::Closed);
   srv.stop();
+}
+
+TEST_CASE("event loop: SIGPIPE is ignored once a loop exists") {
+  // A write to a peer that just reset the connection must fail with EPIPE, not kill the process.
+  Env env;
+  struct sigaction current {};
+  REQUIRE(::sigaction(SIGPIPE, nullptr, &current) == 0);
+  CHECK((current.sa_handler == SIG_IGN));
 }
 
 }  // TEST_SUITE("net")

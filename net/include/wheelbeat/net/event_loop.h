@@ -13,6 +13,12 @@
 //   0 means every handle was closed. Stop servers and clients (TcpServer::stop(),
 //   TcpClient::close()) before the loop: that is the graceful order; stop() is the safety net.
 //
+// SIGPIPE
+//   libuv writes with write(2): a write to a connection the peer has just reset raises SIGPIPE,
+//   whose default action kills the process. The first EventLoop of a process therefore sets
+//   SIGPIPE to SIG_IGN if it still has its default action (a handler of yours is left alone);
+//   the write then fails with EPIPE and that channel closes with kind Reset.
+//
 // Threads
 //   post(), call(), isLoopThread(), isStopped(), the counters: any thread. stop(): any thread but
 //   the loop thread (it joins it). Posted functions run on the loop thread; one that throws is
