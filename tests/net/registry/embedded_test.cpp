@@ -16,27 +16,6 @@ using wheelbeat::tasks::NotifyListener;
 
 namespace {
 
-// The last provider list seen per service, and how many notifications arrived.
-struct Watcher final : NotifyListener {
-  void notify(const std::string& service, const std::vector<std::string>& providers) override {
-    std::lock_guard lock(mutex);
-    last[service] = providers;
-    ++count;
-  }
-  std::optional<std::vector<std::string>> providers(const std::string& service) {
-    std::lock_guard lock(mutex);
-    const auto it = last.find(service);
-    if (it == last.end()) return std::nullopt;
-    return it->second;
-  }
-  bool sees(const std::string& service, const std::vector<std::string>& expected) {
-    return waitFor([&] { return providers(service) == expected; });
-  }
-  std::mutex mutex;
-  std::map<std::string, std::vector<std::string>> last;
-  int count = 0;
-};
-
 FailbackOptions fastFailback() {
   FailbackOptions o;
   o.check = false;

@@ -25,31 +25,6 @@ using wheelbeat::tasks::NotifyListener;
 
 enum class EngineKind { Embedded, Redis };
 
-// The last provider list seen per service, and how many notifications arrived.
-struct Watcher final : NotifyListener {
-  void notify(const std::string& service, const std::vector<std::string>& providers) override {
-    std::lock_guard lock(mutex);
-    last[service] = providers;
-    ++count;
-  }
-  std::optional<std::vector<std::string>> providers(const std::string& service) {
-    std::lock_guard lock(mutex);
-    const auto it = last.find(service);
-    if (it == last.end()) return std::nullopt;
-    return it->second;
-  }
-  bool sees(const std::string& service, const std::vector<std::string>& expected, ns bound = 10s) {
-    return waitFor([&] { return providers(service) == expected; }, bound);
-  }
-  int notifications() {
-    std::lock_guard lock(mutex);
-    return count;
-  }
-  std::mutex mutex;
-  std::map<std::string, std::vector<std::string>> last;
-  int count = 0;
-};
-
 inline const std::string kUrl = "wheelbeat://127.0.0.1:20880/greeter";
 inline const std::string kUrl2 = "wheelbeat://127.0.0.1:20881/greeter";
 
