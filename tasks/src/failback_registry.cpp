@@ -90,6 +90,11 @@ struct FailbackRegistry::Impl : std::enable_shared_from_this<Impl> {
   const std::shared_ptr<RetryBudget> budget;
 
   mutable std::mutex mutex;
+  // Held from taking a key's token to handing the call to the backend, so the backend receives
+  // the calls of a key in token order: a retry of a superseded call can no longer reach the
+  // backend after the newer call (and undo it there). Recursive: a backend may complete at once
+  // and a completion may call again.
+  std::recursive_mutex sendOrder;
   SmallRng seeds;
   bool stopped = false;
   std::uint64_t nextToken = 1;
@@ -110,6 +115,7 @@ void FailbackRegistry::Impl::start(FailbackOp op, const std::string& name,
             true,
             false,
             std::move(done)};
+  std::lock_guard order(sendOrder);
   {
     std::lock_guard lock(mutex);
     if (stopped) throw std::logic_error("FailbackRegistry: used after stop()");
@@ -216,6 +222,7 @@ void FailbackRegistry::Impl::armLocked(Entry& entry, const Key& key,
 
 void FailbackRegistry::Impl::onRetryDue(const Key& key, std::uint64_t token) {
   Call call{FailbackOp::Register, key, nullptr, token, false, false, nullptr};
+  std::lock_guard order(sendOrder);
   {
     std::lock_guard lock(mutex);
     const auto it = entries.find(key);

@@ -182,6 +182,9 @@ struct PendingRetry {
 //     Retries and recover() never check.
 // recover(): after the backend reconnected, re-sends every registration and subscription of the
 // wanted state at the next tick (their pending entries are replaced); failures retry as above.
+// Order: the calls of one key reach the backend in the order they were made, retries included
+// (a retry of a superseded call is never handed over after the newer call), so the backend's
+// final state is the caller's last call. Backends must not block waiting for another thread.
 // Completions: a call's `done` (optional) is called exactly once with the first attempt's outcome
 // (retrying = true when a retry was queued), on the thread that completed the backend call.
 //
