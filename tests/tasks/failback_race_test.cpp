@@ -40,6 +40,13 @@ public:
                      Completion done) override {
     push([] {}, std::move(done));
   }
+  // Waits until every queued call has completed. The registry shares ownership of the backend
+  // and a completion in flight holds the registry's state, so without this the last reference
+  // could be dropped on the worker thread, whose destructor would then join itself.
+  void drain() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+  }
   std::atomic<bool> flaky{true};
   std::set<std::string> urls() {
     std::lock_guard lock(mutex_);
@@ -67,15 +74,21 @@ private:
       jobs_.pop_front();
       const bool fail = flaky.load() && (++n_ % 3 == 0);
       if (!fail) job.apply();
+      busy_ = true;
       lock.unlock();
       job.done(fail ? down() : CallResult::success());
+      job = Job{};  // drop the completion (and the registry state it holds) before reporting idle
       lock.lock();
+      busy_ = false;
+      if (jobs_.empty()) idle_.notify_all();
     }
   }
 
   std::mutex mutex_;
   std::condition_variable cv_;
+  std::condition_variable idle_;
   std::deque<Job> jobs_;
+  bool busy_ = false;
   std::set<std::string> urls_;
   std::uint64_t n_ = 0;
   bool quit_ = false;
@@ -128,7 +141,8 @@ TEST_CASE("failback registry: concurrent callers and a flaky threaded backend co
   CHECK(backend->urls() == std::set<std::string>{"k0", "k1", "k2", "k3"});
   CHECK(registry.registered() == std::vector<std::string>{"k0", "k1", "k2", "k3"});
   registry.stop();
-  timer.stop();
+  timer.stop();     // no retry can hand the backend a call any more
+  backend->drain(); // and none is in flight: the registry's state dies on this thread
 }
 
 }  // TEST_SUITE("tasks")

@@ -189,10 +189,13 @@ struct PendingRetry {
 // (retrying = true when a retry was queued), on the thread that completed the backend call.
 //
 // Threads: every member function may be called from any thread, also from a backend completion,
-// a listener or a NotifyListener. No lock is held while the backend, a listener or a completion
-// is called. The timer and the backend must outlive this object; retries scheduled on the wheel
-// hold only a weak reference, so destroying the registry (which cancels every entry) is safe at
-// any time, also while backend calls are in flight.
+// a listener or a NotifyListener. The state lock is never held while the backend, a listener or
+// a completion is called; only the recursive key-order lock is held across the hand-off to the
+// backend (hence: backends must not block). The timer must outlive this object; retries scheduled
+// on the wheel hold only a weak reference, so destroying the registry (which cancels every entry)
+// is safe at any time, also while backend calls are in flight. The registry shares ownership of
+// the backend: when calls are in flight at destruction, the last reference may be dropped on the
+// thread that completes them, so a backend's destructor must not join that thread.
 class FailbackRegistry {
 public:
   // Throws std::invalid_argument for invalid options (see validate()). `seed` seeds the jitter of
