@@ -1,5 +1,6 @@
 #include "channel_core.h"
 
+#include <new>
 #include <utility>
 
 namespace wheelbeat::net {
@@ -143,12 +144,46 @@ void ChannelCore::flush() noexcept {
     data.swap(outbox_);  // leaves outbox_ without capacity: an idle channel holds no buffer
   }
   if (data.empty()) return;
-  const std::size_t size = data.size();
   if (stream_ == nullptr || stream_->isClosing()) {
-    queued_.fetch_sub(size, std::memory_order_acq_rel);
+    queued_.fetch_sub(data.size(), std::memory_order_acq_rel);
     return;
   }
-  auto* w = new WriteReq{{}, std::move(data), this};
+  const std::size_t rest = writeNow(data);
+  if (rest == 0) return;
+  data.erase(0, data.size() - rest);
+  writeQueued(std::move(data));
+}
+
+// The common case: libuv holds nothing queued for this socket, so the bytes go out in one
+// write(2) right here, with no write request and no POLLOUT re-arm (libuv's uv_write costs an
+// epoll_ctl per write once its queue drains). Returns how many bytes are left for uv_write:
+// all of them when libuv still has queued writes (uv_try_write keeps the order), 0 on an error
+// (the stream is then closing).
+std::size_t ChannelCore::writeNow(std::string& data) noexcept {
+  uv_buf_t buf = uv_buf_init(data.data(), static_cast<unsigned>(data.size()));
+  const int n = uv_try_write(asStream(stream_->tcp()), &buf, 1);
+  if (n == UV_EAGAIN || n == UV_ENOSYS) return data.size();
+  if (n < 0) {
+    queued_.fetch_sub(data.size(), std::memory_order_acq_rel);
+    closeStream(*stream_, reasonFromError(NetError(n), false, "write"));
+    return 0;
+  }
+  const auto written = static_cast<std::size_t>(n);
+  queued_.fetch_sub(written, std::memory_order_acq_rel);
+  if (written > 0) lastWrite_.store(timer_.now().count(), std::memory_order_release);
+  return data.size() - written;
+}
+
+// The rest of a partial write, or everything behind libuv's queue: one uv_write, which keeps
+// the bytes alive until its callback.
+void ChannelCore::writeQueued(std::string data) noexcept {
+  const std::size_t size = data.size();
+  auto* w = new (std::nothrow) WriteReq{{}, std::move(data), this};
+  if (w == nullptr) {
+    queued_.fetch_sub(size, std::memory_order_acq_rel);
+    closeStream(*stream_, reasonFromError(NetError(UV_ENOMEM), false, "write"));
+    return;
+  }
   w->req.data = w;
   uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(size));
   if (int rc = uv_write(&w->req, asStream(stream_->tcp()), &buf, 1, &ChannelCore::onWritten);

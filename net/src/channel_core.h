@@ -1,6 +1,6 @@
 // ChannelCore: what server and client channels share — timestamps, the bounded outbox, the read
 // path (decode, answer heartbeats, claim responses, hand the rest to the handler), the write
-// path (one uv_write per flush, whole frames only) and the close path. Private to net/.
+// path (one write per flush, whole frames only) and the close path. Private to net/.
 //
 // Threads: the public (net::Channel) methods follow channel.h. Methods marked "loop" run on the
 // loop thread only.
@@ -63,7 +63,8 @@ public:
   void onRead(Stream& stream, std::string_view data) noexcept;
   void onReadError(Stream& stream, NetError error) noexcept;
   bool onFrame(const FrameView& frame) override;
-  // Write path (loop): writes the whole outbox with one uv_write.
+  // Write path (loop): writes the whole outbox, directly when the socket takes it (the usual
+  // case), otherwise with one uv_write.
   void flush() noexcept;
   // Close path (loop): the stream's close callback (the socket is fully closed).
   virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
@@ -99,6 +100,8 @@ private:
   void heartbeatAnswered(std::uint64_t id) noexcept;
   bool claimed(const FrameView& frame);
   std::shared_ptr<RequestTracker> tracker(bool create);
+  std::size_t writeNow(std::string& data) noexcept;
+  void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
 
   EventLoop& loop_;
