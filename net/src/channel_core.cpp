@@ -1,5 +1,7 @@
 #include "channel_core.h"
 
+#include <sys/ioctl.h>
+
 #include <new>
 #include <utility>
 
@@ -61,6 +63,11 @@ bool ChannelCore::isConnected() const noexcept {
   return connected_.load(std::memory_order_acquire);
 }
 bool ChannelCore::isClosed() const noexcept { return closed_.load(std::memory_order_acquire); }
+bool ChannelCore::hasUnreadInput() const noexcept {
+  std::lock_guard lock(outMutex_);
+  int unread = 0;
+  return fd_ >= 0 && ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
+}
 std::chrono::nanoseconds ChannelCore::lastHeartbeatRtt() const noexcept {
   return std::chrono::nanoseconds(heartbeatRtt_.load(std::memory_order_relaxed));
 }
@@ -290,6 +297,10 @@ void ChannelCore::attach(Stream* stream) noexcept {
     closeStream(*stream, reasonFromError(e, false, "start reading"));
     return;
   }
+  if (uv_os_fd_t fd{}; uv_fileno(asHandle(stream->tcp()), &fd) == 0) {
+    std::lock_guard lock(outMutex_);
+    fd_ = fd;
+  }
   connected_.store(true, std::memory_order_release);
   if (handler_ && handler_->onConnected) {
     safely("onConnected", [&] { handler_->onConnected(*this); });
@@ -299,6 +310,13 @@ void ChannelCore::attach(Stream* stream) noexcept {
 void ChannelCore::closeStream(Stream& stream, CloseReason why) noexcept {
   if (&stream == stream_) connected_.store(false, std::memory_order_release);
   stream.close(std::move(why));
+}
+
+void ChannelCore::forgetDescriptor(Stream& stream) noexcept {
+  uv_os_fd_t fd{};
+  if (uv_fileno(asHandle(stream.tcp()), &fd) != 0) return;
+  std::lock_guard lock(outMutex_);
+  if (fd_ == fd) fd_ = -1;
 }
 
 bool ChannelCore::closeCurrent(CloseReason why) noexcept {

@@ -45,6 +45,9 @@ public:
   [[nodiscard]] std::chrono::nanoseconds lastWrite() const noexcept override;
   [[nodiscard]] bool isConnected() const noexcept override;
   [[nodiscard]] bool isClosed() const noexcept override;
+  // Bytes in the socket's receive buffer the loop has not read yet (FIONREAD on the connected
+  // socket, under outMutex_ so the loop cannot close the descriptor meanwhile).
+  [[nodiscard]] bool hasUnreadInput() const noexcept override;
   void sendHeartbeat() override;
 
   // net::Channel (any thread).
@@ -68,6 +71,9 @@ public:
   void flush() noexcept;
   // Close path (loop): the stream's close callback (the socket is fully closed).
   virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
+  // Close path (loop): `stream` is about to close its descriptor; hasUnreadInput() must stop
+  // using it first (a new socket could get the same number).
+  void forgetDescriptor(Stream& stream) noexcept;
 
 protected:
   // Makes `stream` the connection (loop): stamps both times, starts reading, marks connected
@@ -123,9 +129,10 @@ private:
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
 
-  std::mutex outMutex_;                      // guards outbox_ and tracker_
+  mutable std::mutex outMutex_;              // guards outbox_, tracker_ and fd_
   std::string outbox_;                       // whole frames not yet handed to uv_write
   std::shared_ptr<RequestTracker> tracker_;  // created by the first request()
+  int fd_ = -1;                              // the connected socket, for hasUnreadInput()
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any
   bool inRead_ = false;       // loop: inside onRead() (read only after an isLoopThread() check)

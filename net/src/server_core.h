@@ -45,6 +45,7 @@ private:
     std::chrono::nanoseconds lastWrite() const noexcept override { return parent_.lastWrite(); }
     bool isConnected() const noexcept override { return parent_.isConnected(); }
     bool isClosed() const noexcept override { return parent_.isClosed(); }
+    bool hasUnreadInput() const noexcept override { return parent_.hasUnreadInput(); }
     void sendHeartbeat() override { parent_.sendHeartbeat(); }
     void reconnect(std::string_view reason) override { close(reason); }
     void close(std::string_view reason) override {

@@ -30,6 +30,7 @@ void Stream::close(CloseReason why) noexcept {
   if (closing_) return;
   closing_ = true;
   reason_ = std::move(why);
+  owner_->forgetDescriptor(*this);  // uv_close() closes the descriptor right away
   uv_read_stop(asStream(&tcp_));
   uv_close(asHandle(&tcp_), &Stream::onClose);
 }

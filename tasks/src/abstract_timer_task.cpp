@@ -45,6 +45,14 @@ bool AbstractTimerTask::cancel() noexcept {
   return true;
 }
 
+// The second look before acting on idleness (Channel::hasUnreadInput): unread input means the
+// peer is alive and the loop is behind, not that the connection is idle.
+bool AbstractTimerTask::deferredForInput(const Channel& channel) noexcept {
+  if (!channel.hasUnreadInput()) return false;
+  count(&TaskMetrics::idleDeferred);
+  return true;
+}
+
 void AbstractTimerTask::finish(std::string_view why) {
   finishing_ = true;
   finishWhy_ = why;

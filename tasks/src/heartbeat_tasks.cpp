@@ -128,7 +128,7 @@ nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
   if (!channel.isConnected()) {
     reason = "disconnected";
     errorName = "disconnected";
-  } else if (readIdle >= idleTimeout_) {
+  } else if (readIdle >= idleTimeout_ && !deferredForInput(channel)) {
     reason = readIdleReason(readIdle, idleTimeout_);
     errorName = "read-idle";
   } else {
@@ -164,6 +164,7 @@ nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
   if (readIdle <= closeTimeout_ && writeIdle <= closeTimeout_) return interval_;
+  if (deferredForInput(channel)) return interval_;
 
   const bool read = readIdle > closeTimeout_;
   const std::string reason =

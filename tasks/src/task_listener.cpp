@@ -17,8 +17,9 @@ void TaskListener::onTaskEnded(std::string_view /*why*/) {}
 
 std::string TaskMetricsSnapshot::toString() const {
   return fmt::format(
-      "heartbeatsSent={} reconnectsStarted={} closes={} giveUps={} taskErrors={} runs={}",
-      heartbeatsSent, reconnectsStarted, closes, giveUps, taskErrors, runs);
+      "heartbeatsSent={} reconnectsStarted={} closes={} giveUps={} taskErrors={} runs={} "
+      "idleDeferred={}",
+      heartbeatsSent, reconnectsStarted, closes, giveUps, taskErrors, runs, idleDeferred);
 }
 
 TaskMetricsSnapshot TaskMetrics::snapshot() const noexcept {
@@ -30,6 +31,7 @@ TaskMetricsSnapshot TaskMetrics::snapshot() const noexcept {
   s.giveUps = giveUps.load(relaxed);
   s.taskErrors = taskErrors.load(relaxed);
   s.runs = runs.load(relaxed);
+  s.idleDeferred = idleDeferred.load(relaxed);
   return s;
 }
 

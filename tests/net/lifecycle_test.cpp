@@ -2,6 +2,9 @@
 // reconnect, server restart on the same port, refused connects and retries, owner close.
 #include "support.h"
 
+#include <condition_variable>
+#include <memory>
+
 namespace wbnet {
 
 namespace {
@@ -49,6 +52,63 @@ TEST_CASE("server closes an idle channel but keeps a heartbeating one") {
   CHECK(cli.state() == ClientState::Connected);  // heartbeats kept it fresh: same age, alive
   CHECK(srv.connections() == 1);
   CHECK(server.closed.load() == 1);
+}
+
+// Holds the event loop inside a posted function until release() (or destruction): the loop of
+// an overloaded process, which has not read what the kernel already holds for it.
+class LoopBlocker {
+public:
+  explicit LoopBlocker(EventLoop& loop) {
+    REQUIRE(loop.post([this] {
+      blocked_ = true;
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [this] { return released_; });
+    }));
+    REQUIRE(waitFor([this] { return blocked_.load(); }));
+  }
+  ~LoopBlocker() { release(); }
+  LoopBlocker(const LoopBlocker&) = delete;
+  LoopBlocker& operator=(const LoopBlocker&) = delete;
+  void release() {
+    {
+      std::lock_guard lock(mutex_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+
+private:
+  std::atomic<bool> blocked_{false};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool released_ = false;
+};
+
+TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait unread") {
+  Env env;
+  Recorder server;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  ServerOptions options = serverOptions();
+  options.heartbeat.closeTimeout = 300ms;  // checked every 100 ms
+  TcpServer srv(env.loop, env.timer, options, server.handler(), nullptr, metrics);
+  RawSocket peer;
+  REQUIRE(peer.connect(srv.listen()));
+  REQUIRE(waitFor([&] { return srv.connections() == 1; }));
+  {
+    LoopBlocker lag(env.loop);
+    REQUIRE(peer.sendAll(heartbeatRequest(7)));  // reaches the kernel, not the server's loop
+    // The wheel keeps checking: idle by the timestamps, yet the socket holds unread bytes.
+    REQUIRE(waitFor([&] { return metrics->snapshot().idleDeferred >= 3; }, 5s));
+    CHECK(metrics->snapshot().closes == 0);
+  }
+  CHECK(peer.recvExactly(17) == heartbeatResponse(7));  // the loop caught up and answered
+  CHECK(server.closed.load() == 0);
+  CHECK(srv.connections() == 1);
+  // Silent from now on: an ordinary idle close follows.
+  REQUIRE(waitFor([&] { return server.closed.load() == 1; }, 5s));
+  CHECK(server.closeReasons().at(0).kind == CloseKind::Idle);
+  CHECK(metrics->snapshot().closes == 1);
+  CHECK(peer.waitPeerClosed());
 }
 
 TEST_CASE("half-open peer is detected within idle timeout plus one check and reconnect succeeds") {

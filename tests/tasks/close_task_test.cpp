@@ -87,6 +87,32 @@ TEST_CASE("close: never while traffic flows") {
   CHECK(c.rig.pending() == 1);
 }
 
+TEST_CASE("close: deferred while input waits unread, then closed once it is gone") {
+  CloseRig c;
+  c.ch->unreadInput = true;  // the peer sent; the channel's loop has not read it yet
+  c.rig.runUntil(21s);       // checks at 3s .. 21s; at 12s, 15s, 18s, 21s idle 12s .. 21s
+  CHECK(c.ch->closes().empty());
+  CHECK(c.metrics->snapshot().idleDeferred == 4);
+  CHECK(c.metrics->snapshot().closes == 0);
+  CHECK(c.listener->closes().empty());
+  CHECK_FALSE(c.task->isEnded());
+  c.ch->unreadInput = false;  // nothing pending any more and still no read stamped: idle
+  c.rig.runUntil(24s);
+  REQUIRE(c.ch->closes().size() == 1);
+  CHECK(c.ch->closes()[0].reason == "read idle 24s > closeTimeout 9s");
+  CHECK(c.metrics->snapshot().idleDeferred == 4);
+  CHECK(c.metrics->snapshot().closes == 1);
+  CHECK(c.task->isEnded());
+}
+
+TEST_CASE("close: unread input is not asked about while the channel is fresh") {
+  CloseRig c;
+  c.ch->unreadInput = true;
+  c.rig.runUntil(30s, [&] { c.ch->traffic(); });
+  CHECK(c.metrics->snapshot().idleDeferred == 0);
+  CHECK(c.task->runs() == 10);
+}
+
 TEST_CASE("close: an explicit closeTimeout") {
   HeartbeatOptions o = testOptions();
   o.closeTimeout = 1500ms;  // checks every 500ms

@@ -56,6 +56,7 @@ public:
   ns lastWrite() const noexcept override { return ns(lastWrite_.load()); }
   bool isConnected() const noexcept override { return connected_.load(); }
   bool isClosed() const noexcept override { return closed_.load(); }
+  bool hasUnreadInput() const noexcept override { return unreadInput.load(); }
 
   void sendHeartbeat() override {
     if (throwOnHeartbeat) throw std::runtime_error("heartbeat refused");
@@ -109,6 +110,7 @@ public:
   std::atomic<bool> echo{false};               // sendHeartbeat() also stamps a read
   std::atomic<bool> reconnectSucceeds{false};  // reconnect() connects at once
   std::atomic<bool> throwOnHeartbeat{false};
+  std::atomic<bool> unreadInput{false};  // bytes wait unread: the loop is behind
 
 private:
   ns now() const { return clock_->now(); }

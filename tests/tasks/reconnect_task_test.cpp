@@ -96,6 +96,30 @@ TEST_CASE("reconnect: forced on a half-open channel when read idle reaches idleT
   CHECK(r.reconnectTimes() == std::vector<ns>{9s, 19s});
 }
 
+TEST_CASE("reconnect: no forced reconnect while input waits unread") {
+  ReconnectRig r(true);
+  r.ch->reconnectSucceeds = true;
+  r.ch->unreadInput = true;  // the answers arrived; the loop is behind reading them
+  r.rig.runUntil(15s, [&] { r.ch->written(); });  // checks at 9s, 12s, 15s are read idle
+  CHECK(r.ch->reconnects().empty());
+  CHECK(r.metrics->snapshot().idleDeferred == 3);
+  CHECK(r.metrics->snapshot().reconnectsStarted == 0);
+  r.ch->unreadInput = false;
+  r.rig.runUntil(18s, [&] { r.ch->written(); });
+  REQUIRE(r.ch->reconnects().size() == 1);
+  CHECK(r.ch->reconnects()[0].reason == "read idle 18s >= idleTimeout 9s");
+  CHECK(r.attempts() == std::vector<std::int64_t>{1});  // the deferred checks reset nothing away
+  CHECK(r.metrics->snapshot().idleDeferred == 3);
+}
+
+TEST_CASE("reconnect: a disconnected channel is reconnected whatever input waits") {
+  ReconnectRig r(false);
+  r.ch->unreadInput = true;  // a disconnected channel is not idle, it is down
+  r.rig.runUntil(3s);
+  CHECK(r.ch->reconnects().size() == 1);
+  CHECK(r.metrics->snapshot().idleDeferred == 0);
+}
+
 TEST_CASE("reconnect: none while the channel is connected and read") {
   ReconnectRig r(true);
   r.rig.runUntil(60s, [&] { r.ch->read(); });

@@ -329,7 +329,8 @@ TEST_CASE("tasks given one TaskMetrics share its counters") {
   expected.runs = 15;
   CHECK(metrics->snapshot() == expected);
   CHECK(metrics->snapshot().toString() ==
-        "heartbeatsSent=0 reconnectsStarted=0 closes=0 giveUps=0 taskErrors=0 runs=15");
+        "heartbeatsSent=0 reconnectsStarted=0 closes=0 giveUps=0 taskErrors=0 runs=15 "
+        "idleDeferred=0");
 }
 
 }  // TEST_SUITE("tasks")

@@ -93,6 +93,9 @@ protected:
   void count(std::atomic<std::uint64_t> TaskMetrics::*counter) noexcept {
     if (metrics_) (metrics_.get()->*counter).fetch_add(1, std::memory_order_relaxed);
   }
+  // Before acting on idleness: true (and TaskMetrics::idleDeferred counted) if the channel has
+  // unread input, i.e. it is not idle, only not read yet. Thread: the wheel thread.
+  bool deferredForInput(const Channel& channel) noexcept;
   // Calls fn(listener) if there is a listener, dropping whatever it throws.
   template <typename Fn>
   void notify(Fn&& fn) noexcept {

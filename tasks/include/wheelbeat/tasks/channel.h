@@ -24,6 +24,12 @@ public:
   [[nodiscard]] virtual bool isConnected() const noexcept = 0;
   // Closed for good by its owner: every task of this channel ends at its next run.
   [[nodiscard]] virtual bool isClosed() const noexcept = 0;
+  // Activity the timestamps do not show yet: input waiting unread, e.g. bytes in the socket's
+  // receive buffer while the channel's event loop is busy elsewhere. The reconnect and close
+  // tasks ask before acting on idleness, so a lagging loop cannot make a live peer look idle
+  // (the decision is taken on the wheel thread, the timestamps are written by the loop).
+  // Thread: any. Default: false (the timestamps are always complete).
+  [[nodiscard]] virtual bool hasUnreadInput() const noexcept { return false; }
 
   // Actions. Thread: the wheel thread (inside a task). An implementation hands the work to its
   // own loop and returns at once: it must never block the wheel. An exception thrown here is

@@ -74,7 +74,8 @@ private:
 
 // Client: brings a dead connection back. Each check: if !isConnected() ("disconnected") or
 // read-idle >= idleTimeout ("read idle 9s >= idleTimeout 9s": half-open, also while the channel
-// believes it is connected), asks its RetryState for the next attempt; if granted, calls
+// believes it is connected) and no input waits unread (Channel::hasUnreadInput(): then the loop
+// is only behind; TaskMetrics::idleDeferred), asks its RetryState for the next attempt; if granted, calls
 // reconnect(reason) (TaskMetrics::reconnectsStarted, TaskListener::onReconnect) and checks again
 // after the granted delay; if refused, gives up (TaskMetrics::giveUps, TaskListener::onGiveUp)
 // and ends. A check that finds the channel connected and fresh resets the RetryState, so the
@@ -105,7 +106,8 @@ private:
 };
 
 // Server: drops connections whose client went silent. Each run: if read-idle or write-idle >
-// closeTimeout, calls close(reason) ("read idle 12s > closeTimeout 9s"; TaskMetrics::closes,
+// closeTimeout and no input waits unread (Channel::hasUnreadInput(), else the check is deferred:
+// TaskMetrics::idleDeferred), calls close(reason) ("read idle 12s > closeTimeout 9s"; TaskMetrics::closes,
 // TaskListener::onClose) and ends ("closed idle channel").
 class CloseTimerTask final : public AbstractTimerTask {
 public:

@@ -54,6 +54,9 @@ struct TaskMetricsSnapshot {
   std::uint64_t giveUps = 0;            // reconnect tasks that gave up
   std::uint64_t taskErrors = 0;         // runs whose body threw
   std::uint64_t runs = 0;               // task bodies run (a throwing body counts)
+  // Idle-looking checks (reconnect, close) that found unread input and did not act: the
+  // channel's loop is behind. A steady rise means an overloaded loop, not dead peers.
+  std::uint64_t idleDeferred = 0;
 
   friend bool operator==(const TaskMetricsSnapshot&, const TaskMetricsSnapshot&) = default;
   // One line, e.g. "heartbeatsSent=3 reconnectsStarted=0 closes=0 giveUps=0 taskErrors=0 runs=9".
@@ -70,6 +73,7 @@ struct TaskMetrics {
   std::atomic<std::uint64_t> giveUps{0};
   std::atomic<std::uint64_t> taskErrors{0};
   std::atomic<std::uint64_t> runs{0};
+  std::atomic<std::uint64_t> idleDeferred{0};
 
   [[nodiscard]] TaskMetricsSnapshot snapshot() const noexcept;
 };
