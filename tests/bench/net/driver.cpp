@@ -1,6 +1,8 @@
 // The driver: spawns the server and the client processes, takes stats snapshots over their
 // pipes at fixed points (all connected, window start, window end), watches them in between (a
 // child that dies or speaks up spoils the window), prints the JSON line and reaps every child.
+// --impl both: that whole run twice, raw-epoll first (its children all reaped before wheelbeat's
+// start), so the wheelbeat line can state its cost against the floor measured minutes before.
 #include "child_process.h"
 #include "net_bench.h"
 #include "proto.h"
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace wheelbeat::bench::netbench {
@@ -49,7 +52,9 @@ struct Children {
 };
 
 std::vector<std::string> commonArgs(const BenchConfig& c) {
-  return {"--tick-ms", std::to_string(c.tickMs), "--heartbeat-ms", std::to_string(c.heartbeatMs)};
+  return {"--impl",         c.impl == Impl::Raw ? "raw" : "wheelbeat",
+          "--tick-ms",      std::to_string(c.tickMs),
+          "--heartbeat-ms", std::to_string(c.heartbeatMs)};
 }
 
 Clock::time_point after(Clock::time_point t, double secs) {
@@ -138,6 +143,7 @@ void fillRun(Measurement& m, const Snapshot& connected, const Snapshot& end, con
   m.serverOtherCloses = serverDelta(connected, end, "other_closes");
   m.clientReconnects = clientDelta(connected, end, "reconnects");
   m.clientDisconnects = clientDelta(connected, end, "disconnects");
+  if (m.config.impl == Impl::Raw) m.clientHbSkipped = clientDelta(connected, end, "hb_skipped");
   const double conns = static_cast<double>(std::max<std::int64_t>(m.conns, 1));
   auto perConn = [&](std::string_view key, double& server, double& client) {
     server = (kvAt(end.server, key) - kvAt(serverReady, key)) / conns;
@@ -171,7 +177,9 @@ void progressUntil(Children& ch, const Snapshot& base, Clock::time_point until) 
   }
 }
 
-Measurement measure(Children& ch, const BenchConfig& config) {
+// `knownTimeWait`: TIME_WAIT sockets an earlier run of this driver left, all on its server's
+// side (Children::finish()): they hold no ephemeral port, so only the rest deserve a warning.
+Measurement measure(Children& ch, const BenchConfig& config, std::int64_t knownTimeWait) {
   Measurement m;
   m.config = config;
   Kv serverReady;
@@ -182,9 +190,10 @@ Measurement measure(Children& ch, const BenchConfig& config) {
                                          m.conns, m.capacity));
   }
   fmt::print(stderr,
-             "wheelbeat_net_bench: {} connections over {} client process(es), server ports {}..\n",
-             m.conns, config.clientProcs, kvAt(serverReady, "port0"));
-  if (const auto tw = timeWaitSockets(); tw > 1000) {
+             "wheelbeat_net_bench: {}: {} connections over {} client process(es), server ports "
+             "{}..\n",
+             implName(config.impl), m.conns, config.clientProcs, kvAt(serverReady, "port0"));
+  if (const auto tw = timeWaitSockets(); tw - knownTimeWait > 1000) {
     fmt::print(stderr,
                "wheelbeat_net_bench: warning: {} sockets in TIME_WAIT (an earlier run?): "
                "connects may slow down or fail for want of ephemeral ports\n",
@@ -219,15 +228,48 @@ int report(Children& ch, const Measurement& m) {
   return problems.empty() && childrenOk ? 0 : 1;
 }
 
+struct Run {
+  int rc = 0;
+  Measurement m;
+};
+
+// One implementation's whole run: its children, its line, its children reaped (also when it
+// throws: Children's destructor).
+Run runOnce(const BenchConfig& config, std::optional<double> rawCpuUs, std::int64_t knownTimeWait) {
+  Children ch;
+  Run r;
+  r.m = measure(ch, config, knownTimeWait);
+  r.m.rawCpuUsPerHeartbeat = rawCpuUs;
+  r.rc = report(ch, r.m);
+  return r;
+}
+
+BenchConfig withImpl(BenchConfig config, Impl impl) {
+  config.impl = impl;
+  return config;
+}
+
+int runBoth(const BenchConfig& config) {
+  const Run raw = runOnce(withImpl(config, Impl::Raw), std::nullopt, 0);
+  const double rawCpu = cpuUsPerHeartbeat(raw.m);
+  const std::int64_t timeWait = std::max<std::int64_t>(timeWaitSockets(), 0);
+  fmt::print(stderr,
+             "wheelbeat_net_bench: raw-epoll done: {:.3f} us CPU per heartbeat; {} sockets in "
+             "TIME_WAIT (the raw run's are server-side: no ephemeral port held); now wheelbeat\n",
+             rawCpu, timeWait);
+  const Run wheelbeat = runOnce(withImpl(config, Impl::Wheelbeat), rawCpu, timeWait);
+  return raw.rc != 0 ? raw.rc : wheelbeat.rc;
+}
+
 }  // namespace
 
 int driverMain(const BenchConfig& config) {
   installInterruptHandlers();
-  Children ch;  // its members' destructors reap every child, also on an exception
   try {
-    return report(ch, measure(ch, config));
+    if (config.impl == Impl::Both) return runBoth(config);
+    return runOnce(config, std::nullopt, 0).rc;
   } catch (const Interrupted&) {
-    fmt::print(stderr, "wheelbeat_net_bench: interrupted; stopping the children\n");
+    fmt::print(stderr, "wheelbeat_net_bench: interrupted; the children are stopped\n");
     return 130;
   }
 }

@@ -1,10 +1,27 @@
 // wheelbeat_net_bench: heartbeat-at-scale benchmarks H1 and H2 over loopback TCP.
 //
 // One binary, three roles. The driver (no --role) spawns a server process and client processes
-// (this binary again, --role server|client) and talks to each over a pipe pair: the child's
-// stdin carries commands ("stats", "rtt", "quit"), its stdout one reply line per command (see
-// kv_line.h). Separate processes keep CPU and RSS per process, as a deployment would see them.
-// Each process runs one EventLoop and one shared HashedWheelTimer: the library's model.
+// (this binary again, --role server|client, --impl wheelbeat|raw) and talks to each over a pipe
+// pair: the child's stdin carries commands ("stats"; clients also "rtt"), its stdout one reply
+// line per command (proto.h: "tag key=value ..."; rtt_histogram.h for "rtt"); EOF on its stdin
+// tells it to quit. Separate processes keep CPU and RSS per process, as a deployment would see
+// them. Replies, in order:
+//   server: "ready port0=P0 port1=P1 ... capacity=C cpu_ns= rss= heap=" once listening, then
+//           "stats conns= cpu_ns= rss= heap= idle_closes= other_closes= loop_wakeups= ..."
+//   client: "ready cpu_ns= rss= heap=" before any connection (the RSS baseline), "connected n=N"
+//           once all are connected, then "stats connected= disconnects= hb_sent= reconnects=
+//           rtt_samples= loop_wakeups= cpu_ns= rss= heap= ..." and "rtt i:c ...".
+//
+// Two implementations of the roles, compared in one run by --impl both (the default):
+//   wheelbeat  each process runs one EventLoop and one shared HashedWheelTimer, with the
+//              library's per-connection heartbeat / reconnect / close-idle tasks: its model.
+//   raw-epoll  (--impl raw, raw_roles.cpp) the floor: the same sockets (loopback TCP, TCP_NODELAY,
+//              the same addresses), the same 17-byte Dubbo heartbeat frames on the same schedule
+//              (each connection once per heartbeat period, in bursts on the 100 ms ticks), and
+//              nothing but the syscalls: one thread, a level-triggered epoll, one write per
+//              heartbeat and per answer, a timerfd for the ticks. No timer wheel, no tasks, no
+//              idle detection. What it costs is the kernel's share; wheelbeat's CPU per heartbeat
+//              divided by it (cpu_per_heartbeat_vs_raw) is what the library adds on top.
 #pragma once
 
 #include <string>
@@ -12,6 +29,11 @@
 namespace wheelbeat::bench::netbench {
 
 enum class Scenario { H1, H2 };
+// Both: the driver runs Raw, then Wheelbeat. Children get Wheelbeat or Raw.
+enum class Impl { Wheelbeat, Raw, Both };
+
+// "wheelbeat", "raw-epoll" (the JSON lines' "impl"), "both".
+const char* implName(Impl impl);
 
 struct BenchConfig {
   Scenario scenario = Scenario::H1;
@@ -26,6 +48,7 @@ struct BenchConfig {
   int heartbeatMs = 1000;
   bool quick = false;
   bool selfCheck = false;
+  Impl impl = Impl::Both;
 
   // Children only (set by the driver).
   std::string role;  // "server" | "client"
@@ -44,6 +67,10 @@ std::string listenAddress(int index);
 
 int serverMain(const BenchConfig& config);
 int clientMain(const BenchConfig& config);
+// The raw-epoll roles (raw_roles.cpp): the same replies; the raw client's stats also have
+// "hb_skipped" (heartbeats not sent because the previous one's answer had not arrived).
+int rawServerMain(const BenchConfig& config);
+int rawClientMain(const BenchConfig& config);
 int driverMain(const BenchConfig& config);
 
 }  // namespace wheelbeat::bench::netbench

@@ -1,8 +1,8 @@
 // wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h).
-//   wheelbeat_net_bench [--scenario H1|H2] [--conns N] [--window S] [--warmup S]
-//                       [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS] [--quick]
-//                       [--self-check]
-// One JSON line on stdout; progress and errors on stderr.
+//   wheelbeat_net_bench [--scenario H1|H2] [--impl wheelbeat|raw|both] [--conns N] [--window S]
+//                       [--warmup S] [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]
+//                       [--quick] [--self-check]
+// One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
 #include "net_bench.h"
 
 #include <fmt/format.h>
@@ -16,11 +16,16 @@ namespace wheelbeat::bench::netbench {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: wheelbeat_net_bench [--scenario H1|H2] [--conns N] [--window S] [--warmup S]\n"
-    "                           [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]\n"
-    "                           [--quick] [--self-check]\n"
+    "usage: wheelbeat_net_bench [--scenario H1|H2] [--impl wheelbeat|raw|both] [--conns N]\n"
+    "                           [--window S] [--warmup S] [--client-procs N] [--tick-ms MS]\n"
+    "                           [--heartbeat-ms MS] [--quick] [--self-check]\n"
     "  H1: 5000 connections, 5 s warm-up, 30 s window, 1 client process\n"
-    "  H2: as many connections as the server process can hold, 60 s window, 4 client processes\n";
+    "  H2: as many connections as the server process can hold, 60 s window, 4 client processes\n"
+    "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
+    "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
+    "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
+    "  --impl both (default): raw, then wheelbeat; the wheelbeat line adds\n"
+    "      raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (its CPU per heartbeat / raw's)\n";
 
 int positiveInt(std::string_view flag, std::string_view v, int min) {
   std::size_t used = 0;
@@ -46,6 +51,10 @@ bool parseOne(BenchConfig& c, std::string_view arg, std::string_view v) {
     if (v != "H1" && v != "H2")
       throw std::invalid_argument(fmt::format("--scenario: '{}' (expected H1 or H2)", v));
     c.scenario = v == "H1" ? Scenario::H1 : Scenario::H2;
+  } else if (arg == "--impl") {
+    if (v != "wheelbeat" && v != "raw" && v != "both")
+      throw std::invalid_argument(fmt::format("--impl: '{}' (expected wheelbeat, raw or both)", v));
+    c.impl = v == "raw" ? Impl::Raw : (v == "both" ? Impl::Both : Impl::Wheelbeat);
   } else if (arg == "--conns") {
     c.conns = positiveInt(arg, v, 0);
   } else if (arg == "--window") {
@@ -88,7 +97,24 @@ BenchConfig parseArgs(int argc, char** argv) {
   return c;
 }
 
+// A child runs the roles of the implementation the driver named (wheelbeat's unless raw).
+int childMain(const BenchConfig& config) {
+  const bool raw = config.impl == Impl::Raw;
+  if (config.role == "server") return raw ? rawServerMain(config) : serverMain(config);
+  if (config.role == "client") return raw ? rawClientMain(config) : clientMain(config);
+  throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
+}
+
 }  // namespace
+
+const char* implName(Impl impl) {
+  switch (impl) {
+    case Impl::Wheelbeat: return "wheelbeat";
+    case Impl::Raw: return "raw-epoll";
+    case Impl::Both: return "both";
+  }
+  return "?";
+}
 
 void applyDefaults(BenchConfig& c) {
   const bool h1 = c.scenario == Scenario::H1;
@@ -112,10 +138,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const nb::BenchConfig config = nb::parseArgs(argc, argv);
-    if (config.role == "server") return nb::serverMain(config);
-    if (config.role == "client") return nb::clientMain(config);
-    if (!config.role.empty()) throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
-    return nb::driverMain(config);
+    return config.role.empty() ? nb::driverMain(config) : nb::childMain(config);
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "wheelbeat_net_bench: {}\n{}", e.what(), nb::kUsage);
     return 2;

@@ -86,6 +86,10 @@ std::int64_t openFds() {
   return n - 1;  // the iterator's own descriptor
 }
 
+std::int64_t serverCapacity(std::int64_t nofileLimit) {
+  return nofileLimit - openFds() - kServerReservedFds;
+}
+
 std::int64_t timeWaitSockets() {
   std::ifstream in("/proc/net/tcp");
   if (!in) return -1;

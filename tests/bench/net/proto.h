@@ -30,6 +30,13 @@ void reply(const std::string& line);
 std::int64_t raiseNofile(std::int64_t needed);
 // File descriptors open in this process now (entries of /proc/self/fd).
 std::int64_t openFds();
+
+// Descriptors a server process needs beside its sockets (stdio, pipes, epoll, eventfd, the
+// listeners, /proc reads) with room to spare: accept() must never meet EMFILE inside the capacity.
+inline constexpr std::int64_t kServerReservedFds = 32;
+// Connections a server process can hold (its "ready ... capacity=C"): `nofileLimit` (what
+// raiseNofile() returned) minus the descriptors open now and the reserve. Call once listening.
+std::int64_t serverCapacity(std::int64_t nofileLimit);
 // TCP sockets (IPv4) in TIME_WAIT on this machine (/proc/net/tcp), or -1.
 std::int64_t timeWaitSockets();
 // The 1-minute load average (/proc/loadavg), or -1.

@@ -24,6 +24,21 @@ double round1(double v) { return std::round(v * 10) / 10; }
 
 std::int64_t falseCloses(const Measurement& m) { return m.serverIdleCloses + m.clientReconnects; }
 
+bool isRaw(const Measurement& m) { return m.config.impl == Impl::Raw; }
+
+// The floor's own line ends with what only it has; wheelbeat's, measured after a floor, with
+// the comparison (after every older key: tools read those by position too).
+void addImplTail(ordered_json& j, const Measurement& m) {
+  if (isRaw(m)) {
+    j["hb_skipped_client"] = m.clientHbSkipped;
+    return;
+  }
+  if (!m.rawCpuUsPerHeartbeat) return;
+  const double rawCpu = *m.rawCpuUsPerHeartbeat;
+  j["raw_cpu_us_per_heartbeat"] = round3(rawCpu);
+  j["cpu_per_heartbeat_vs_raw"] = round3(rawCpu > 0 ? cpuUsPerHeartbeat(m) / rawCpu : 0);
+}
+
 void addCommon(ordered_json& j, const Measurement& m) {
   j["false_idle_closes_server"] = m.serverIdleCloses;
   j["reconnects_client"] = m.clientReconnects;
@@ -37,9 +52,7 @@ void addCommon(ordered_json& j, const Measurement& m) {
   j["connect_s"] = round3(m.connectS);
   j["heap_bytes_per_conn_server"] = round1(m.heapPerConnServer);
   j["heap_bytes_per_conn_client"] = round1(m.heapPerConnClient);
-  // CPU of every process per heartbeat round trip: comparable across loads and heartbeat rates.
-  const double beats = m.heartbeatsPerS * m.windowS;
-  j["cpu_us_per_heartbeat"] = round3(beats > 0 ? 1e6 * (m.cpuServerS + m.cpuClientsS) / beats : 0);
+  j["cpu_us_per_heartbeat"] = round3(cpuUsPerHeartbeat(m));
   j["rtt_samples"] = m.rttSamples;
   j["rtt_max_us"] = round1(m.rttMaxUs);
   j["loop_wakeups_per_s_server"] = round1(m.serverWakeupsPerS);
@@ -51,7 +64,7 @@ void addCommon(ordered_json& j, const Measurement& m) {
 std::string h1Line(const Measurement& m) {
   ordered_json j;
   j["scenario"] = "H1";
-  j["impl"] = "wheelbeat";
+  j["impl"] = implName(m.config.impl);
   j["conns"] = m.conns;
   j["heartbeats_per_s"] = round1(m.heartbeatsPerS);
   const double cpu = m.cpuServerS + m.cpuClientsS;
@@ -64,6 +77,10 @@ std::string h1Line(const Measurement& m) {
   j["cpu_s_server"] = round3(m.cpuServerS);
   j["cpu_s_client"] = round3(m.cpuClientsS);
   addCommon(j, m);
+  if (isRaw(m)) {
+    addImplTail(j, m);
+    return j.dump();
+  }
   j["target_cpu_s"] = kTargetCpuS;
   j["met_cpu"] = cpu <= kTargetCpuS;
   j["target_rss_bytes_per_conn"] = kTargetRssPerConn;
@@ -72,13 +89,14 @@ std::string h1Line(const Measurement& m) {
   j["met_false_idle_closes"] = falseCloses(m) == 0;
   j["netty_cpu_s"] = kNettyCpuS;
   j["netty_rss_bytes_per_conn"] = kNettyRssPerConn;
+  addImplTail(j, m);
   return j.dump();
 }
 
 std::string h2Line(const Measurement& m) {
   ordered_json j;
   j["scenario"] = "H2";
-  j["impl"] = "wheelbeat";
+  j["impl"] = implName(m.config.impl);
   j["conns_held"] = m.connsHeld;
   j["false_idle_closes"] = falseCloses(m);
   const double pct = m.windowS > 0 ? 100 * m.cpuServerS / m.windowS : 0;
@@ -93,16 +111,27 @@ std::string h2Line(const Measurement& m) {
   j["cpu_s_server"] = round3(m.cpuServerS);
   j["cpu_s_client"] = round3(m.cpuClientsS);
   addCommon(j, m);
+  if (isRaw(m)) {
+    addImplTail(j, m);
+    return j.dump();
+  }
   j["target_conns_held"] = kTargetConnsHeld;
   j["met_conns_held"] = m.connsHeld >= kTargetConnsHeld;
   j["target_false_idle_closes"] = 0;
   j["met_false_idle_closes"] = falseCloses(m) == 0;
   j["target_server_cpu_pct"] = kTargetServerCpuPct;
   j["met_server_cpu"] = pct <= kTargetServerCpuPct;
+  addImplTail(j, m);
   return j.dump();
 }
 
 }  // namespace
+
+double cpuUsPerHeartbeat(const Measurement& m) {
+  // Comparable across loads and heartbeat rates (and between wheelbeat and its floor).
+  const double beats = m.heartbeatsPerS * m.windowS;
+  return beats > 0 ? 1e6 * (m.cpuServerS + m.cpuClientsS) / beats : 0;
+}
 
 std::string resultLine(const Measurement& m) {
   return m.config.scenario == Scenario::H1 ? h1Line(m) : h2Line(m);
@@ -140,7 +169,13 @@ std::vector<std::string> selfCheck(const std::string& line, const Measurement& m
     ++it;
   }
   expect(j.value("scenario", "") == (h1 ? "H1" : "H2"), "scenario");
-  expect(j.value("impl", "") == "wheelbeat", "impl");
+  expect(j.value("impl", "") == implName(m.config.impl), "impl");
+  if (m.rawCpuUsPerHeartbeat) {
+    for (const char* key : {"raw_cpu_us_per_heartbeat", "cpu_per_heartbeat_vs_raw"}) {
+      expect(j.contains(key) && j[key].is_number() && j[key].get<double>() > 0,
+             fmt::format("'{}' missing or not a positive number", key));
+    }
+  }
   expect(m.heartbeatsPerS > 0, "no heartbeats flowed in the window");
   expect(m.rttSamples > 0 && m.rttP50Us > 0, "no heartbeat round trip was sampled");
   expect(falseCloses(m) == 0, fmt::format("{} false idle closes / reconnects", falseCloses(m)));

@@ -1,10 +1,16 @@
 // What one H1/H2 run measured, the JSON line it prints (issue shape first, then extra keys:
 // breakdowns, the machine's load, the targets and whether each was met), and --self-check.
+//
+// A raw-epoll run (config.impl Raw) prints the same line with "impl":"raw-epoll", without the
+// targets and reference figures (they judge the library, not the floor) and with the skipped
+// heartbeats. A wheelbeat run measured after one (--impl both) ends its line with the floor and
+// the ratio to it: "raw_cpu_us_per_heartbeat", "cpu_per_heartbeat_vs_raw".
 #pragma once
 
 #include "net_bench.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +43,14 @@ struct Measurement {
   double loadStart = 0;
   double loadEnd = 0;
   double connectS = 0;  // from spawning the clients to all connected
+  // raw-epoll only: heartbeats not sent, their connection's previous answer still out.
+  std::int64_t clientHbSkipped = 0;
+  // wheelbeat after a raw-epoll run (--impl both): that run's cpuUsPerHeartbeat().
+  std::optional<double> rawCpuUsPerHeartbeat;
 };
+
+// CPU of every process (server + clients) per heartbeat round trip in the window, in µs.
+double cpuUsPerHeartbeat(const Measurement& m);
 
 std::string resultLine(const Measurement& m);
 

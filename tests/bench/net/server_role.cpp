@@ -24,10 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Descriptors the server needs beside its sockets (stdio, pipes, epoll, eventfd, the listener,
-// /proc reads) with room to spare: accept() must never meet EMFILE inside the capacity.
-constexpr std::int64_t kReservedFds = 32;
-
 struct ServerCounters {
   std::atomic<std::int64_t> open{0};
   std::atomic<std::int64_t> idleCloses{0};
@@ -101,13 +97,13 @@ struct ServerProcess {
 std::string listenAddress(int index) { return fmt::format("127.0.0.{}", 1 + index % 250); }
 
 int serverMain(const BenchConfig& config) {
-  const std::int64_t limit = raiseNofile(kReservedFds + 1);
+  const std::int64_t limit = raiseNofile(kServerReservedFds + 1);
   ServerProcess p(config);
   Kv ready = selfUsage();
   for (std::size_t i = 0; i < p.servers.size(); ++i) {
     ready[fmt::format("port{}", i)] = p.servers[i]->listen();
   }
-  ready["capacity"] = limit - openFds() - kReservedFds;
+  ready["capacity"] = serverCapacity(limit);
   reply(formatKv("ready", ready));
   std::string command;
   while (std::getline(std::cin, command)) {
