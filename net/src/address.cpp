@@ -1,7 +1,12 @@
 #include "address.h"
 
+#include <netdb.h>
+
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace wheelbeat::net::detail {
 namespace {
@@ -39,6 +44,42 @@ NetError toSockaddr(const Endpoint& endpoint, sockaddr_storage& out) noexcept {
   auto* in6 = reinterpret_cast<sockaddr_in6*>(&out);
   if (uv_ip6_addr(endpoint.host.c_str(), endpoint.port, in6) == 0) return {};
   return NetError(UV_EINVAL);
+}
+
+namespace {
+
+// getaddrinfo's EAI_* codes as libuv's UV_EAI_* (libuv keeps its own translation private).
+int uvCodeOf(int eai) noexcept {
+  switch (eai) {
+    case EAI_AGAIN: return UV_EAI_AGAIN;
+    case EAI_BADFLAGS: return UV_EAI_BADFLAGS;
+    case EAI_FAMILY: return UV_EAI_FAMILY;
+    case EAI_MEMORY: return UV_EAI_MEMORY;
+    case EAI_NONAME: return UV_EAI_NONAME;
+    case EAI_SERVICE: return UV_EAI_SERVICE;
+    case EAI_SOCKTYPE: return UV_EAI_SOCKTYPE;
+    case EAI_SYSTEM: return errno != 0 ? -errno : UV_EAI_FAIL;
+    default: return UV_EAI_FAIL;
+  }
+}
+
+}  // namespace
+
+NetError resolveBlocking(const Endpoint& endpoint, sockaddr_storage& out) noexcept {
+  if (toSockaddr(endpoint, out).ok()) return {};
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* list = nullptr;
+  const std::string port = std::to_string(endpoint.port);
+  if (int rc = ::getaddrinfo(endpoint.host.c_str(), port.c_str(), &hints, &list); rc != 0) {
+    return NetError(uvCodeOf(rc));
+  }
+  std::memset(&out, 0, sizeof(out));
+  std::memcpy(&out, list->ai_addr, std::min<std::size_t>(list->ai_addrlen, sizeof(out)));
+  ::freeaddrinfo(list);
+  return {};
 }
 
 Endpoint peerOf(const uv_tcp_t* tcp) { return nameOf(tcp, &uv_tcp_getpeername); }

@@ -42,8 +42,14 @@ public:
   }
 
 private:
+  struct Resolve;
   static void onConnect(uv_connect_t* req, int status) noexcept;
+  static void onResolved(uv_getaddrinfo_t* req, int status, addrinfo* list) noexcept;
   void connect() noexcept;                                // loop
+  // Loop. Each returns false after closing `stream` with the reason it could not go on.
+  bool dial(Stream& stream, const sockaddr_storage& addr) noexcept;
+  bool resolve(Stream& stream, std::uint64_t attempt) noexcept;
+  void resolved(std::uint64_t attempt, int status, const addrinfo* list) noexcept;  // loop
   void connected(Stream& stream, int status) noexcept;    // loop
   void connectTimedOut(std::uint64_t attempt) noexcept;   // loop
   void reconnectNow(const std::string& reason) noexcept;  // loop
@@ -69,6 +75,8 @@ private:
   // Loop thread only.
   std::uint64_t attempt_ = 0;
   bool reconnectPending_ = false;
+  Resolve* resolving_ = nullptr;    // the name resolution in flight, if any
+  std::uint64_t resolvedRound_ = 0;  // which address of a resolved list the next attempt takes
 };
 
 }  // namespace wheelbeat::net::detail

@@ -74,7 +74,10 @@ public:
     std::string where;
     std::string misuse;  // non-empty: throw std::logic_error
   };
-  ListenOutcome listen() noexcept;
+  ListenOutcome listen(const sockaddr_storage& addr) noexcept;
+  [[nodiscard]] const Endpoint& endpoint() const noexcept { return options_.listen; }
+  [[nodiscard]] std::string where() const;  // "listen on HOST:PORT"
+
   void stop() noexcept;  // loop: begins; done() once everything is closed
   void closeForShutdown() noexcept override { stop(); }
   void channelClosed(ServerChannel* channel) noexcept;  // loop

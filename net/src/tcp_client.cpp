@@ -5,6 +5,10 @@
 
 #include <fmt/chrono.h>
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -70,18 +74,81 @@ void ClientChannel::connect() noexcept {
   setCurrent(stream);
   setState(ClientState::Connecting);
   sockaddr_storage addr{};
-  NetError error = toSockaddr(options_.server, addr);
-  auto* req = new uv_connect_t{};
-  if (error.ok()) {
-    error = NetError(uv_tcp_connect(req, stream->tcp(), reinterpret_cast<const sockaddr*>(&addr),
+  const bool started = toSockaddr(options_.server, addr).ok() ? dial(*stream, addr)
+                                                              : resolve(*stream, attempt);
+  // The timeout bounds the whole attempt: name resolution included.
+  if (started) safely("arming the connect timeout", [&] { armConnectTimeout(attempt); });
+}
+
+bool ClientChannel::dial(Stream& stream, const sockaddr_storage& addr) noexcept {
+  auto* req = new (std::nothrow) uv_connect_t{};
+  NetError error(UV_ENOMEM);
+  if (req != nullptr) {
+    error = NetError(uv_tcp_connect(req, stream.tcp(), reinterpret_cast<const sockaddr*>(&addr),
                                     &ClientChannel::onConnect));
   }
-  if (error) {
-    delete req;
-    closeStream(*stream, reasonFromError(error, true, fmt::format("connect to {}", target())));
+  if (error.ok()) return true;
+  delete req;
+  closeStream(stream, reasonFromError(error, true, fmt::format("connect to {}", target())));
+  return false;
+}
+
+// Not an IP literal: a host name, resolved afresh for every attempt (on libuv's thread pool, so
+// the loop never blocks), so a changed DNS answer is picked up by the next reconnect.
+struct ClientChannel::Resolve {
+  uv_getaddrinfo_t req{};
+  std::shared_ptr<ClientChannel> owner;  // alive until the callback, which always comes
+  std::uint64_t attempt = 0;
+};
+
+bool ClientChannel::resolve(Stream& stream, std::uint64_t attempt) noexcept {
+  NetError error(UV_ENOMEM);
+  try {
+    auto r = std::make_unique<Resolve>();
+    r->owner = std::static_pointer_cast<ClientChannel>(shared_from_this());
+    r->attempt = attempt;
+    r->req.data = r.get();
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    const std::string port = std::to_string(options_.server.port);
+    error = NetError(uv_getaddrinfo(loop().native(), &r->req, &ClientChannel::onResolved,
+                                    options_.server.host.c_str(), port.c_str(), &hints));
+    if (error.ok()) resolving_ = r.release();
+  } catch (const std::bad_alloc&) {
+  }
+  if (error.ok()) return true;
+  closeStream(stream, reasonFromError(error, true, fmt::format("resolve {}", target())));
+  return false;
+}
+
+void ClientChannel::onResolved(uv_getaddrinfo_t* req, int status, addrinfo* list) noexcept {
+  std::unique_ptr<Resolve> r(static_cast<Resolve*>(req->data));
+  std::unique_ptr<addrinfo, void (*)(addrinfo*)> answer(list, &uv_freeaddrinfo);
+  ClientChannel& self = *r->owner;
+  if (self.resolving_ == r.get()) self.resolving_ = nullptr;
+  self.resolved(r->attempt, status, list);
+}
+
+void ClientChannel::resolved(std::uint64_t attempt, int status, const addrinfo* list) noexcept {
+  Stream* stream = current();
+  // Superseded: the attempt timed out, the client closed, or the loop is stopping.
+  if (attempt != attempt_ || stream == nullptr || stream->isClosing()) return;
+  if (status != 0 || list == nullptr) {
+    closeStream(*stream, reasonFromError(NetError(status != 0 ? status : UV_EAI_NONAME), true,
+                                         fmt::format("resolve {}", target())));
     return;
   }
-  safely("arming the connect timeout", [&] { armConnectTimeout(attempt); });
+  // Several addresses: each attempt takes the next one, so a dead address (or an IPv6 answer
+  // for a server listening on IPv4 only) costs one attempt, not every attempt.
+  std::size_t count = 0;
+  for (const addrinfo* a = list; a != nullptr; a = a->ai_next) ++count;
+  const addrinfo* pick = list;
+  for (std::size_t skip = resolvedRound_++ % count; skip > 0; --skip) pick = pick->ai_next;
+  sockaddr_storage addr{};
+  std::memcpy(&addr, pick->ai_addr, std::min<std::size_t>(pick->ai_addrlen, sizeof(addr)));
+  (void)dial(*stream, addr);
 }
 
 void ClientChannel::armConnectTimeout(std::uint64_t attempt) {
@@ -178,6 +245,10 @@ void ClientChannel::waitClosed() {
 
 void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
   ChannelCore::streamClosed(stream, reason);
+  if (resolving_ != nullptr) {  // its callback still comes (UV_ECANCELED) and frees it
+    uv_cancel(reinterpret_cast<uv_req_t*>(&resolving_->req));
+    resolving_ = nullptr;
+  }
   {
     std::lock_guard lock(mutex_);
     connectTimeout_.cancel();

@@ -71,16 +71,14 @@ ServerCore::ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOpt
       listener_(std::move(listener)),
       metrics_(std::move(metrics)) {}
 
-ServerCore::ListenOutcome ServerCore::listen() noexcept {
+ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr) noexcept {
   ListenOutcome out;
   if (stopping_ || listened_) {
     out.misuse = stopping_ ? "wheelbeat: TcpServer::listen() after stop()"
                            : "wheelbeat: TcpServer::listen() called twice";
     return out;
   }
-  out.where = fmt::format("listen on {}:{}", options_.listen.host, options_.listen.port);
-  sockaddr_storage addr{};
-  if ((out.error = toSockaddr(options_.listen, addr))) return out;
+  out.where = where();
   if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) {
     out.error = NetError(rc);
     return out;
@@ -100,6 +98,10 @@ ServerCore::ListenOutcome ServerCore::listen() noexcept {
   out.port = localOf(&tcp_).port;
   port.store(out.port, std::memory_order_release);
   return out;
+}
+
+std::string ServerCore::where() const {
+  return fmt::format("listen on {}:{}", options_.listen.host, options_.listen.port);
 }
 
 void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
@@ -183,8 +185,13 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
 TcpServer::~TcpServer() { stop(); }
 
 std::uint16_t TcpServer::listen() {
+  sockaddr_storage addr{};
+  // On the caller's thread: a host name's resolution must not block the loop.
+  if (NetError e = detail::resolveBlocking(core_->endpoint(), addr)) {
+    throw NetException(e, core_->where());
+  }
   detail::ServerCore::ListenOutcome out;
-  if (!loop_.call([&] { out = core_->listen(); })) {
+  if (!loop_.call([&] { out = core_->listen(addr); })) {
     throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
   }
   if (!out.misuse.empty()) throw std::logic_error(out.misuse);

@@ -51,9 +51,11 @@ class TcpClient {
 public:
   using StateCallback = std::function<void(ClientState from, ClientState to)>;
 
-  // Validates `options` (std::invalid_argument, see options.h); options.server.host must be an
-  // IP literal (a host name fails each attempt as refused/EINVAL). The loop and the timer must
-  // outlive the client. `listener`/`metrics` observe its heartbeat and reconnect tasks.
+  // Validates `options` (std::invalid_argument, see options.h). options.server.host is an IP
+  // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
+  // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
+  // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
+  // The loop and the timer must outlive the client. `listener`/`metrics` observe its heartbeat and reconnect tasks.
   TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
             ChannelHandler handler = {}, StateCallback onStateChange = {},
             std::shared_ptr<tasks::TaskListener> listener = nullptr,

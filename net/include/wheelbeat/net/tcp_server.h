@@ -47,8 +47,9 @@ public:
   TcpServer(const TcpServer&) = delete;
   TcpServer& operator=(const TcpServer&) = delete;
 
-  // Binds options.listen (an IP literal) and starts accepting. Returns the bound port (the
-  // ephemeral one for port 0). Throws NetException (e.g. EADDRINUSE, EINVAL for a host name),
+  // Binds options.listen and starts accepting. A host name is resolved here, on the calling
+  // thread (blocking; the first address of the answer). Returns the bound port (the ephemeral
+  // one for port 0). Throws NetException (e.g. EADDRINUSE, EAI_NONAME for an unknown host),
   // std::logic_error when called twice or after stop(), std::runtime_error if the loop stopped.
   std::uint16_t listen();
   // The bound port; 0 before listen().
