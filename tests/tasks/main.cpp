@@ -1,3 +1,0 @@
-// doctest's main, compiled into the tasks test executable.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
