@@ -111,6 +111,35 @@ TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait 
   CHECK(peer.waitPeerClosed());
 }
 
+TEST_CASE("a client whose loop lags does not force a reconnect while answers wait unread") {
+  Env env;
+  RawListener peer;
+  Recorder client;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  ClientOptions options = clientOptions(peer.port());
+  // Checks every 333 ms; after the loop catches up, a second of quiet before the next verdict.
+  options.heartbeat.idleTimeout = 1s;
+  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback(), nullptr,
+                metrics);
+  cli.start();
+  RawSocket server(peer.accept());
+  REQUIRE(server.fd() >= 0);
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  {
+    LoopBlocker lag(env.loop);
+    REQUIRE(server.sendAll(heartbeatResponse(1)));  // an answer the client's loop cannot read
+    REQUIRE(waitFor([&] { return metrics->snapshot().idleDeferred >= 3; }, 5s));
+    CHECK(metrics->snapshot().reconnectsStarted == 0);
+  }
+  // Caught up: the answer was read, the channel is fresh, nothing was torn down.
+  REQUIRE(waitFor([&] { return env.timer.now() - cli.channel().lastRead() < 500ms; }));
+  CHECK(cli.state() == ClientState::Connected);
+  CHECK(cli.connectAttempts() == 1);
+  CHECK(client.closed.load() == 0);
+  CHECK(metrics->snapshot().reconnectsStarted == 0);
+  cli.close();
+}
+
 TEST_CASE("half-open peer is detected within idle timeout plus one check and reconnect succeeds") {
   Env env;
   RawListener peer;
