@@ -139,6 +139,7 @@ struct ClientProcess {
     s["disconnects"] = counters.disconnects;
     s["hb_sent"] = static_cast<std::int64_t>(m.heartbeatsSent);
     s["reconnects"] = static_cast<std::int64_t>(m.reconnectsStarted);
+    s["idle_deferred"] = static_cast<std::int64_t>(m.idleDeferred);
     s["rtt_samples"] = listener->samples.load();
     s["loop_wakeups"] = static_cast<std::int64_t>(loop.wakeups());
     s["loop_tasks"] = static_cast<std::int64_t>(loop.tasksRun());

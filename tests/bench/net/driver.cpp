@@ -142,6 +142,10 @@ void fillRun(Measurement& m, const Snapshot& connected, const Snapshot& end, con
   m.serverIdleCloses = serverDelta(connected, end, "idle_closes");
   m.serverOtherCloses = serverDelta(connected, end, "other_closes");
   m.clientReconnects = clientDelta(connected, end, "reconnects");
+  if (m.config.impl != Impl::Raw) {
+    m.serverIdleDeferred = serverDelta(connected, end, "idle_deferred");
+    m.clientIdleDeferred = clientDelta(connected, end, "idle_deferred");
+  }
   m.clientDisconnects = clientDelta(connected, end, "disconnects");
   if (m.config.impl == Impl::Raw) m.clientHbSkipped = clientDelta(connected, end, "hb_skipped");
   const double conns = static_cast<double>(std::max<std::int64_t>(m.conns, 1));

@@ -33,6 +33,8 @@ void addImplTail(ordered_json& j, const Measurement& m) {
     j["hb_skipped_client"] = m.clientHbSkipped;
     return;
   }
+  j["idle_deferred_server"] = m.serverIdleDeferred;
+  j["idle_deferred_client"] = m.clientIdleDeferred;
   if (!m.rawCpuUsPerHeartbeat) return;
   const double rawCpu = *m.rawCpuUsPerHeartbeat;
   j["raw_cpu_us_per_heartbeat"] = round3(rawCpu);

@@ -38,6 +38,9 @@ struct Measurement {
   std::int64_t serverOtherCloses = 0;
   std::int64_t clientReconnects = 0;
   std::int64_t clientDisconnects = 0;
+  // wheelbeat only: idle-looking checks deferred for unread input (a loop behind, not a dead peer).
+  std::int64_t serverIdleDeferred = 0;
+  std::int64_t clientIdleDeferred = 0;
   double serverWakeupsPerS = 0;  // EventLoop async wake-ups (posts) per second, in the window
   double clientWakeupsPerS = 0;
   double loadStart = 0;

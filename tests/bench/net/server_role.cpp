@@ -80,6 +80,7 @@ struct ServerProcess {
     s["idle_closes"] = counters->idleCloses.load();
     s["other_closes"] = counters->otherCloses.load();
     s["close_task_closes"] = static_cast<std::int64_t>(metrics->closes.load());
+    s["idle_deferred"] = static_cast<std::int64_t>(metrics->idleDeferred.load());
     s["loop_wakeups"] = static_cast<std::int64_t>(loop.wakeups());
     s["timer_pending"] = static_cast<std::int64_t>(timer.pendingTimeouts());
     return s;
