@@ -116,7 +116,7 @@ bool ClientChannel::resolve(Stream& stream, std::uint64_t attempt) noexcept {
     error = NetError(uv_getaddrinfo(loop().native(), &r->req, &ClientChannel::onResolved,
                                     options_.server.host.c_str(), port.c_str(), &hints));
     if (error.ok()) resolving_ = r.release();
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): error stays UV_ENOMEM
   }
   if (error.ok()) return true;
   closeStream(stream, reasonFromError(error, true, fmt::format("resolve {}", target())));
