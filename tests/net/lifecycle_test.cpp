@@ -55,33 +55,37 @@ TEST_CASE("server closes an idle channel but keeps a heartbeating one") {
 }
 
 // Holds the event loop inside a posted function until release() (or destruction): the loop of
-// an overloaded process, which has not read what the kernel already holds for it.
+// an overloaded process, which has not read what the kernel already holds for it. The state is
+// shared with the posted function, which may still be waking up when the blocker is gone.
 class LoopBlocker {
 public:
   explicit LoopBlocker(EventLoop& loop) {
-    REQUIRE(loop.post([this] {
-      blocked_ = true;
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [this] { return released_; });
+    REQUIRE(loop.post([state = state_] {
+      state->blocked = true;
+      std::unique_lock lock(state->mutex);
+      state->cv.wait(lock, [&state] { return state->released; });
     }));
-    REQUIRE(waitFor([this] { return blocked_.load(); }));
+    REQUIRE(waitFor([this] { return state_->blocked.load(); }));
   }
   ~LoopBlocker() { release(); }
   LoopBlocker(const LoopBlocker&) = delete;
   LoopBlocker& operator=(const LoopBlocker&) = delete;
   void release() {
     {
-      std::lock_guard lock(mutex_);
-      released_ = true;
+      std::lock_guard lock(state_->mutex);
+      state_->released = true;
     }
-    cv_.notify_all();
+    state_->cv.notify_all();
   }
 
 private:
-  std::atomic<bool> blocked_{false};
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool released_ = false;
+  struct State {
+    std::atomic<bool> blocked{false};
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool released = false;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
 TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait unread") {
