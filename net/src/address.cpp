@@ -1,7 +1,5 @@
 #include "address.h"
 
-#include <netdb.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -65,12 +63,18 @@ int uvCodeOf(int eai) noexcept {
 
 }  // namespace
 
-NetError resolveBlocking(const Endpoint& endpoint, sockaddr_storage& out) noexcept {
-  if (toSockaddr(endpoint, out).ok()) return {};
+addrinfo tcpHints(int flags) noexcept {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
+  hints.ai_protocol = IPPROTO_TCP;
+  hints.ai_flags = flags;
+  return hints;
+}
+
+NetError resolveBlocking(const Endpoint& endpoint, sockaddr_storage& out) noexcept {
+  if (toSockaddr(endpoint, out).ok()) return {};
+  const addrinfo hints = tcpHints(AI_PASSIVE);
   addrinfo* list = nullptr;
   const std::string port = std::to_string(endpoint.port);
   if (int rc = ::getaddrinfo(endpoint.host.c_str(), port.c_str(), &hints, &list); rc != 0) {

@@ -108,10 +108,7 @@ bool ClientChannel::resolve(Stream& stream, std::uint64_t attempt) noexcept {
     r->owner = std::static_pointer_cast<ClientChannel>(shared_from_this());
     r->attempt = attempt;
     r->req.data = r.get();
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_protocol = IPPROTO_TCP;
+    const addrinfo hints = tcpHints();
     const std::string port = std::to_string(options_.server.port);
     error = NetError(uv_getaddrinfo(loop().native(), &r->req, &ClientChannel::onResolved,
                                     options_.server.host.c_str(), port.c_str(), &hints));
