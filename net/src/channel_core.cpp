@@ -228,15 +228,36 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   if (&stream != stream_ || stream.isClosing()) return;
   lastRead_.store(timer_.now().count(), std::memory_order_release);
   inRead_ = true;
-  const DecodeError error = stream.decoder().feed(data, *this);
-  inRead_ = false;
-  if (error != DecodeError::None && !stream.isClosing()) {
-    closeStream(stream, CloseReason{CloseKind::Protocol,
-                                    {},
-                                    fmt::format("{}: {}", decodeErrorName(error),
-                                                stream.decoder().reason())});
+  DecodeError error = DecodeError::None;
+  try {
+    error = stream.decoder().feed(data, *this);
+  } catch (const std::bad_alloc&) {
+    // Anywhere on the read path (decoding, answering, a handler): this channel ends, not the
+    // process. The handler's own exceptions are caught and logged in onFrame.
+    error = DecodeError::OutOfMemory;
   }
+  inRead_ = false;
+  if (error != DecodeError::None && !stream.isClosing()) closeStream(stream, decodeFailure(stream));
   flush();
+}
+
+// Why the decoder stopped, as a close reason; built without throwing (an allocation failure
+// leaves the text empty rather than the process dead).
+CloseReason ChannelCore::decodeFailure(Stream& stream) noexcept {
+  const FrameDecoder& decoder = stream.decoder();
+  const DecodeError error =
+      decoder.error() == DecodeError::None ? DecodeError::OutOfMemory : decoder.error();
+  CloseReason why{isResourceError(error) ? CloseKind::Resource : CloseKind::Protocol, {}, {}};
+  try {
+    if (isResourceError(error)) {
+      why.text = decoder.reason().empty() ? "out of memory on the read path" : decoder.reason();
+    } else {
+      why.text = fmt::format("{}: {}", decodeErrorName(error), decoder.reason());
+    }
+  } catch (const std::bad_alloc&) {
+    why.text.clear();
+  }
+  return why;
 }
 
 void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
@@ -262,7 +283,13 @@ bool ChannelCore::onFrame(const FrameView& frame) {
     }
   } else if (frame.isRequest() || !claimed(frame)) {
     if (handler_ && handler_->onFrame) {
-      safely("onFrame", [&] { handler_->onFrame(*this, frame); });
+      try {
+        handler_->onFrame(*this, frame);
+      } catch (const std::bad_alloc&) {
+        throw;  // ends this channel in onRead (decoder stopped), see there
+      } catch (...) {
+        safely("onFrame", [] { throw; });  // rethrown there: logged like any handler exception
+      }
     }
   }
   return stream_ != nullptr && !stream_->isClosing();  // the handler may have closed us

@@ -65,6 +65,7 @@ public:
   // Read path (loop): called by the current Stream.
   void onRead(Stream& stream, std::string_view data) noexcept;
   void onReadError(Stream& stream, NetError error) noexcept;
+  [[nodiscard]] static CloseReason decodeFailure(Stream& stream) noexcept;
   bool onFrame(const FrameView& frame) override;
   // Write path (loop): writes the whole outbox, directly when the socket takes it (the usual
   // case), otherwise with one uv_write.

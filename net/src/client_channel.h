@@ -33,6 +33,10 @@ public:
   void close(std::string_view reason) override { closeForGood(std::string(reason)); }
 
   void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+  // An attempt is in flight: name resolution or TCP connect (any thread).
+  [[nodiscard]] bool isConnecting() const noexcept override {
+    return state() == ClientState::Connecting;
+  }
 
   [[nodiscard]] ClientState state() const noexcept {
     return state_.load(std::memory_order_acquire);
@@ -45,16 +49,17 @@ private:
   struct Resolve;
   static void onConnect(uv_connect_t* req, int status) noexcept;
   static void onResolved(uv_getaddrinfo_t* req, int status, addrinfo* list) noexcept;
-  void connect() noexcept;                                // loop
+  void connect() noexcept;  // loop
   // Loop. Each returns false after closing `stream` with the reason it could not go on.
   bool dial(Stream& stream, const sockaddr_storage& addr) noexcept;
   bool resolve(Stream& stream, std::uint64_t attempt) noexcept;
   void resolved(std::uint64_t attempt, int status, const addrinfo* list) noexcept;  // loop
-  void connected(Stream& stream, int status) noexcept;    // loop
-  void connectTimedOut(std::uint64_t attempt) noexcept;   // loop
-  void reconnectNow(const std::string& reason) noexcept;  // loop
+  void connected(Stream& stream, int status) noexcept;                              // loop
+  void connectTimedOut(std::uint64_t attempt) noexcept;                             // loop
+  void reconnectNow(const std::string& reason) noexcept;                            // loop
   void armConnectTimeout(std::uint64_t attempt);
   void cancelTimers() noexcept;
+  void wakeReconnectTask() noexcept;
   void setState(ClientState next) noexcept;  // loop (and closeForGood() once the loop is gone)
   void finishClosed() noexcept;
   [[nodiscard]] std::string target() const;
@@ -75,7 +80,7 @@ private:
   // Loop thread only.
   std::uint64_t attempt_ = 0;
   bool reconnectPending_ = false;
-  Resolve* resolving_ = nullptr;    // the name resolution in flight, if any
+  Resolve* resolving_ = nullptr;     // the name resolution in flight, if any
   std::uint64_t resolvedRound_ = 0;  // which address of a resolved list the next attempt takes
 };
 

@@ -1,11 +1,14 @@
 // The Dubbo-2 exchange codec (contract in codec.h). The decoder's fast path delivers every whole
 // frame of an input as a view into it; only a frame cut by the end of an input is copied into
-// partial_, which is then completed from the next inputs before the fast path resumes.
+// the decoder's own buffer, which is then completed from the next inputs before the fast path
+// resumes.
 #include <wheelbeat/net/codec.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -14,8 +17,6 @@ namespace {
 
 // Dubbo reads the body length as a signed 32-bit int: nothing above can be valid on the wire.
 constexpr std::size_t kMaxWireBody = 0x7fffffff;
-// A buffer that grew above this for one big frame is given back once that frame is delivered.
-constexpr std::size_t kKeptCapacity = std::size_t{64} << 10;
 
 std::uint8_t byteAt(std::string_view bytes, std::size_t i) noexcept {
   return static_cast<std::uint8_t>(bytes[i]);
@@ -77,9 +78,27 @@ std::string_view decodeErrorName(DecodeError error) noexcept {
     case DecodeError::BadMagic: return "bad-magic";
     case DecodeError::BodyTooLarge: return "body-too-large";
     case DecodeError::TruncatedAtEof: return "truncated-at-eof";
+    case DecodeError::BudgetExceeded: return "partial-frame-budget";
+    case DecodeError::OutOfMemory: return "out-of-memory";
   }
   return "unknown";
 }
+
+bool isResourceError(DecodeError error) noexcept {
+  return error == DecodeError::BudgetExceeded || error == DecodeError::OutOfMemory;
+}
+
+bool PartialFrameBudget::tryCharge(std::size_t bytes) noexcept {
+  if (limit_ != 0 && bytes > limit_ - std::min(used_, limit_)) {
+    ++refusals_;
+    return false;
+  }
+  used_ += bytes;
+  peak_ = std::max(peak_, used_);
+  return true;
+}
+
+void PartialFrameBudget::release(std::size_t bytes) noexcept { used_ -= std::min(bytes, used_); }
 
 struct FrameDecoder::Header {
   std::uint8_t flags = 0;
@@ -93,8 +112,12 @@ struct FrameDecoder::Header {
   }
 };
 
-FrameDecoder::FrameDecoder(CodecOptions options)
-    : options_(options), maxBody_(effectiveLimit(options.maxBodyBytes)) {}
+FrameDecoder::FrameDecoder(CodecOptions options, PartialFrameBudget* budget)
+    : options_(options), maxBody_(effectiveLimit(options.maxBodyBytes)), budget_(budget) {}
+
+FrameDecoder::~FrameDecoder() {
+  if (budget_ != nullptr) budget_->release(charged_);
+}
 
 DecodeError FrameDecoder::feed(std::string_view data, FrameSink& sink) {
   // Checked first: while a sink runs, stopped_ is provisionally true.
@@ -106,9 +129,9 @@ DecodeError FrameDecoder::feed(std::string_view data, FrameSink& sink) {
     ~Leave() { flag = false; }
   } leave{inFeed_};
 
-  if (!partial_.empty()) data = continuePartial(data, sink);
+  if (size_ != 0) data = continuePartial(data, sink);
   // A partial frame still incomplete has consumed the whole input.
-  if (!partial_.empty() || error_ != DecodeError::None || stopped_) return error_;
+  if (size_ != 0 || error_ != DecodeError::None || stopped_) return error_;
   data = decodeWhole(data, sink);
   if (!data.empty() && error_ == DecodeError::None && !stopped_) startPartial(data);
   return error_;
@@ -116,16 +139,15 @@ DecodeError FrameDecoder::feed(std::string_view data, FrameSink& sink) {
 
 DecodeError FrameDecoder::finish() {
   if (inFeed_) throw std::logic_error("FrameDecoder::finish() called from its own FrameSink");
-  if (error_ != DecodeError::None || stopped_ || partial_.empty()) return error_;
-  if (partial_.size() < kHeaderSize) {
+  if (error_ != DecodeError::None || stopped_ || size_ == 0) return error_;
+  if (size_ < kHeaderSize) {
     return fail(DecodeError::TruncatedAtEof,
-                fmt::format("stream ended after {} bytes of a {}-byte header", partial_.size(),
-                            kHeaderSize));
+                fmt::format("stream ended after {} bytes of a {}-byte header", size_, kHeaderSize));
   }
   Header header;
-  checkHeader(partial_, header);  // already accepted when the header completed
+  checkHeader(partial(), header);  // already accepted when the header completed
   return fail(DecodeError::TruncatedAtEof,
-              fmt::format("stream ended after {} of {} bytes of a frame (id {})", partial_.size(),
+              fmt::format("stream ended after {} of {} bytes of a frame (id {})", size_,
                           header.frameSize(), header.id));
 }
 
@@ -133,20 +155,19 @@ DecodeError FrameDecoder::finish() {
 // is still incomplete (or an error or a stop ended decoding).
 std::string_view FrameDecoder::continuePartial(std::string_view data, FrameSink& sink) {
   Header header;
-  if (partial_.size() < kHeaderSize) {
-    const std::size_t take = std::min(kHeaderSize - partial_.size(), data.size());
-    partial_.append(data.substr(0, take));
+  if (size_ < kHeaderSize) {
+    const std::size_t take = std::min(kHeaderSize - size_, data.size());
+    if (!append(data.substr(0, take), kHeaderSize)) return {};
     data.remove_prefix(take);
-    if (!checkMagic(partial_) || partial_.size() < kHeaderSize) return {};
-    if (!checkHeader(partial_, header)) return {};
-    partial_.reserve(header.frameSize());
+    if (!checkMagic(partial()) || size_ < kHeaderSize) return {};
+    if (!checkHeader(partial(), header)) return {};
   } else {
-    checkHeader(partial_, header);
+    checkHeader(partial(), header);
   }
-  const std::size_t take = std::min(header.frameSize() - partial_.size(), data.size());
-  partial_.append(data.substr(0, take));
+  const std::size_t take = std::min(header.frameSize() - size_, data.size());
+  if (!append(data.substr(0, take), header.frameSize())) return {};
   data.remove_prefix(take);
-  if (partial_.size() < header.frameSize()) return {};
+  if (size_ < header.frameSize()) return {};
   if (!deliverPartial(header, sink)) return {};
   return data;
 }
@@ -173,8 +194,49 @@ void FrameDecoder::startPartial(std::string_view rest) {
     checkHeader(rest, header);
     frameSize = header.frameSize();
   }
-  partial_.reserve(frameSize);
-  partial_.assign(rest);
+  (void)append(rest, frameSize);
+}
+
+// Appends `bytes` of a frame of `frameSize` bytes, growing the buffer first if it is too small:
+// at least doubling (amortised O(1) per byte), never beyond the frame. False (and the error)
+// when it cannot grow.
+bool FrameDecoder::append(std::string_view bytes, std::size_t frameSize) {
+  const std::size_t needed = size_ + bytes.size();
+  if (needed > capacity_ &&
+      !grow(std::min(frameSize, std::max({needed, capacity_ * 2, std::size_t{64}})), frameSize)) {
+    return false;
+  }
+  if (!bytes.empty()) std::memcpy(buffer_.get() + size_, bytes.data(), bytes.size());
+  size_ = needed;
+  return true;
+}
+
+bool FrameDecoder::grow(std::size_t capacity, std::size_t frameSize) {
+  const std::size_t free = PartialFrameBudget::kFreePartialBytes;
+  const std::size_t charge = capacity > free ? capacity - free : 0;
+  if (charge > charged_ && budget_ != nullptr && !budget_->tryCharge(charge - charged_)) {
+    const std::size_t used = budget_->used();
+    const std::size_t limit = budget_->limit();
+    fail(DecodeError::BudgetExceeded,
+         fmt::format("partial-frame budget: {} more bytes for a {}-byte frame would exceed the "
+                     "loop's max_partial_bytes ({} of {} in use)",
+                     charge - charged_, frameSize, used, limit));
+    return false;
+  }
+  std::unique_ptr<char[]> bigger(new (std::nothrow) char[capacity]);
+  if (!bigger) {
+    if (budget_ != nullptr && charge > charged_) budget_->release(charge - charged_);
+    releasePartial();  // frees what it can before the message is formatted
+    fail(DecodeError::OutOfMemory,
+         fmt::format("out of memory growing the buffer of a {}-byte frame to {} bytes", frameSize,
+                     capacity));
+    return false;
+  }
+  if (size_ != 0) std::memcpy(bigger.get(), buffer_.get(), size_);
+  buffer_ = std::move(bigger);
+  capacity_ = capacity;
+  charged_ = std::max(charged_, charge);
+  return true;
 }
 
 bool FrameDecoder::checkMagic(std::string_view bytes) {
@@ -212,17 +274,20 @@ bool FrameDecoder::deliverPartial(const Header& header, FrameSink& sink) {
     FrameDecoder& decoder;
     ~Release() { decoder.releasePartial(); }
   } release{*this};
-  return deliver(header.view(partial_), sink);
+  return deliver(header.view(partial()), sink);
 }
 
+// Empties the buffer; a capacity above the free allowance is given back (memory and budget).
 void FrameDecoder::releasePartial() noexcept {
-  if (partial_.capacity() > kKeptCapacity) {
-    std::string().swap(partial_);
-  } else {
-    partial_.clear();
-  }
+  size_ = 0;
+  if (capacity_ <= PartialFrameBudget::kFreePartialBytes) return;
+  buffer_.reset();
+  capacity_ = 0;
+  if (budget_ != nullptr) budget_->release(charged_);
+  charged_ = 0;
 }
 
+// Records the first error. The reason is moved in, so a failure to allocate it happened before.
 DecodeError FrameDecoder::fail(DecodeError error, std::string reason) {
   error_ = error;
   reason_ = std::move(reason);

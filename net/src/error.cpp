@@ -29,6 +29,7 @@ std::string_view closeKindName(CloseKind kind) noexcept {
     case CloseKind::Idle: return "idle";
     case CloseKind::Reconnect: return "reconnect";
     case CloseKind::LoopStopped: return "loop-stopped";
+    case CloseKind::Resource: return "resource";
   }
   return "unknown";
 }

@@ -24,7 +24,7 @@ using core::LogLevel;
 
 class EventLoop::Impl {
 public:
-  explicit Impl(std::string name);
+  Impl(std::string name, const LoopOptions& options);
   void threadMain();
   bool post(std::function<void()>&& fn);
   int stop();
@@ -52,11 +52,13 @@ public:
   std::atomic<std::uint64_t> tasksRun{0};
   std::atomic<std::uint64_t> taskErrors{0};
   std::unique_ptr<char[]> readBuffer{new char[detail::kReadBufferSize]};
+  PartialFrameBudget partialBudget;       // loop thread
   detail::LoopHandle* handles = nullptr;  // registered open handles (loop thread)
   bool shutdownBegun = false;             // loop thread
 };
 
-EventLoop::Impl::Impl(std::string threadName) : name(std::move(threadName)) {
+EventLoop::Impl::Impl(std::string threadName, const LoopOptions& options)
+    : name(std::move(threadName)), partialBudget(options.maxPartialBytes) {
   if (int rc = uv_loop_init(&loop); rc != 0) {
     throw std::runtime_error(fmt::format("wheelbeat: uv_loop_init failed: {}", NetError(rc)));
   }
@@ -182,8 +184,8 @@ void ignoreSigpipeOnce() {
 
 }  // namespace
 
-EventLoop::EventLoop(std::string name)
-    : impl_((ignoreSigpipeOnce(), std::make_unique<Impl>(std::move(name)))) {}
+EventLoop::EventLoop(std::string name, LoopOptions options)
+    : impl_((ignoreSigpipeOnce(), std::make_unique<Impl>(std::move(name), options))) {}
 
 EventLoop::~EventLoop() {
   try {
@@ -280,6 +282,8 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept {
 }
 
 char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(); }
+
+PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept { return implOf(loop).partialBudget; }
 
 }  // namespace detail
 }  // namespace wheelbeat::net

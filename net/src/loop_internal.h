@@ -2,6 +2,7 @@
 // and the registry of handles that stop() must close. Private to net/ (includes <uv.h>).
 #pragma once
 
+#include <wheelbeat/net/codec.h>
 #include <wheelbeat/net/event_loop.h>
 
 #include <uv.h>
@@ -45,6 +46,9 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept;
 
 // The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
 [[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;
+// The loop's budget for split frames (LoopOptions::maxPartialBytes), shared by the decoders of
+// every channel on it. Loop thread only.
+[[nodiscard]] PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept;
 
 // uv_handle_t* of any libuv handle type, without a C-style cast.
 template <typename H>

@@ -86,11 +86,13 @@ public:
   std::atomic<std::uint16_t> port{0};
   std::atomic<std::size_t> open{0};
   std::atomic<std::uint64_t> accepted{0};
+  std::atomic<std::uint64_t> rejected{0};
 
 private:
   static void onConnection(uv_stream_t* listener, int status) noexcept;
   static void onListenerClosed(uv_handle_t* handle) noexcept;
   void accept() noexcept;
+  void reject() noexcept;
   void checkStopped() noexcept;
 
   EventLoop& loop_;

@@ -7,12 +7,13 @@
 
 namespace wheelbeat::net::detail {
 
-Stream::Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec)
-    : decoder_(codec), owner_(std::move(owner)) {}
+Stream::Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec,
+               PartialFrameBudget& budget)
+    : decoder_(codec, &budget), owner_(std::move(owner)) {}
 
 Stream* Stream::create(uv_loop_t* loop, std::shared_ptr<ChannelCore> owner,
                        const CodecOptions& codec) {
-  auto* s = new Stream(std::move(owner), codec);
+  auto* s = new Stream(std::move(owner), codec, partialBudget(loop));
   if (int rc = uv_tcp_init(loop, &s->tcp_); rc != 0) {
     delete s;
     throw std::runtime_error(fmt::format("wheelbeat: uv_tcp_init: {}", NetError(rc)));

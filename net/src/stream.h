@@ -1,7 +1,7 @@
-// Stream: one libuv TCP socket of a channel — the uv_tcp_t, the decoder of its byte stream, and
-// the reason it is closing with. A channel (ChannelCore) uses one Stream per connection; a
-// client gets a new one for each (re)connect, so a half-read frame never leaks into the next
-// connection. Private to net/.
+// Stream: one libuv TCP socket of a channel — the uv_tcp_t, the decoder of its byte stream
+// (charging the loop's PartialFrameBudget), and the reason it is closing with. A channel
+// (ChannelCore) uses one Stream per connection; a client gets a new one for each (re)connect, so
+// a half-read frame never leaks into the next connection. Private to net/.
 //
 // Lifetime: created with `new` on the loop thread; deletes itself in libuv's close callback,
 // right after telling its owner (ChannelCore::streamClosed). It holds its owner by shared_ptr
@@ -45,7 +45,7 @@ public:
   [[nodiscard]] static Stream* of(uv_stream_t* stream) noexcept { return of(asHandle(stream)); }
 
 private:
-  Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec);
+  Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec, PartialFrameBudget& budget);
   ~Stream() override = default;
   static void onAlloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf) noexcept;
   static void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;

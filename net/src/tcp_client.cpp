@@ -69,13 +69,14 @@ void ClientChannel::connect() noexcept {
     stream = Stream::create(loop().native(), shared_from_this(), codec());
   } catch (const std::exception& e) {
     core::log(core::LogLevel::Error, "wheelbeat: client {}: {}", target(), e.what());
-    return;  // state stays Disconnected: the reconnect task tries again
+    wakeReconnectTask();  // state stays Disconnected: the reconnect task tries again
+    return;
   }
   setCurrent(stream);
   setState(ClientState::Connecting);
   sockaddr_storage addr{};
-  const bool started = toSockaddr(options_.server, addr).ok() ? dial(*stream, addr)
-                                                              : resolve(*stream, attempt);
+  const bool started =
+      toSockaddr(options_.server, addr).ok() ? dial(*stream, addr) : resolve(*stream, attempt);
   // The timeout bounds the whole attempt: name resolution included.
   if (started) safely("arming the connect timeout", [&] { armConnectTimeout(attempt); });
 }
@@ -208,6 +209,13 @@ void ClientChannel::reconnectNow(const std::string& reason) noexcept {
   connect();
 }
 
+// The socket is gone (or could not be made): the reconnect task counts its backoff from now,
+// not from its next periodic check.
+void ClientChannel::wakeReconnectTask() noexcept {
+  std::lock_guard lock(mutex_);
+  if (reconnectTask_) reconnectTask_->wake();
+}
+
 void ClientChannel::cancelTimers() noexcept {
   std::lock_guard lock(mutex_);
   if (heartbeatTask_) heartbeatTask_->cancel();
@@ -261,6 +269,8 @@ void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
   if (reconnectPending_) {
     reconnectPending_ = false;
     connect();
+  } else {
+    wakeReconnectTask();
   }
 }
 

@@ -115,6 +115,10 @@ void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
 }
 
 void ServerCore::accept() noexcept {
+  if (options_.maxConnections != 0 && channels_.size() >= options_.maxConnections) {
+    reject();
+    return;
+  }
   try {
     ChannelConfig config{loop_, timer_, handler_, options_.codec, options_.maxSendQueueBytes};
     auto channel = std::make_shared<ServerChannel>(config, shared_from_this());
@@ -130,7 +134,20 @@ void ServerCore::accept() noexcept {
   } catch (const std::exception& e) {
     core::log(core::LogLevel::Error, "wheelbeat: server on port {}: accept failed: {}", port.load(),
               e.what());
+    reject();  // libuv reads the listener again only once the pending connection is taken
   }
+}
+
+// Takes the pending connection and closes it at once: beyond maxConnections, or when its channel
+// could not be set up. Without the uv_accept libuv would stop watching the listener for good.
+void ServerCore::reject() noexcept {
+  auto* tcp = new (std::nothrow) uv_tcp_t{};
+  if (tcp == nullptr) return;        // nothing to accept with; the next connection retries
+  uv_tcp_init(loop_.native(), tcp);  // cannot fail on a running loop
+  if (uv_accept(asStream(&tcp_), asStream(tcp)) == 0) {
+    rejected.fetch_add(1, std::memory_order_relaxed);
+  }
+  uv_close(asHandle(tcp), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
 }
 
 void ServerCore::channelClosed(ServerChannel* channel) noexcept {
@@ -205,6 +222,10 @@ std::uint16_t TcpServer::port() const noexcept {
 std::size_t TcpServer::connections() const noexcept {
   return core_->open.load(std::memory_order_relaxed);
 }
+std::uint64_t TcpServer::rejected() const noexcept {
+  return core_->rejected.load(std::memory_order_relaxed);
+}
+
 std::uint64_t TcpServer::accepted() const noexcept {
   return core_->accepted.load(std::memory_order_relaxed);
 }

@@ -45,6 +45,28 @@ bool AbstractTimerTask::cancel() noexcept {
   return true;
 }
 
+void AbstractTimerTask::wake() noexcept {
+  if (!started_.load(std::memory_order_acquire) || isEnded()) return;
+  std::exception_ptr failure;
+  {
+    std::lock_guard lock(timeoutMutex_);
+    // A pending run not yet due is moved to the next tick; a run already due or in progress
+    // sees the request when it re-arms.
+    if (!timeout_.cancel()) {
+      wakeRequested_ = true;
+      return;
+    }
+    try {
+      timeout_ = schedule(std::chrono::nanoseconds(0));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  // The old run is cancelled and no new one exists: the chain ends, as a failed re-arm does
+  // (the listener is called outside the lock: it may call cancel()).
+  if (failure) endAfterArmFailure(failure);
+}
+
 // The second look before acting on idleness (Channel::hasUnreadInput): unread input means the
 // peer is alive and the loop is behind, not that the connection is idle.
 bool AbstractTimerTask::deferredForInput(const Channel& channel) noexcept {
@@ -58,17 +80,25 @@ void AbstractTimerTask::finish(std::string_view why) {
   finishWhy_ = why;
 }
 
-void AbstractTimerTask::arm(std::chrono::nanoseconds delay) {
-  if (isCancelled()) return;
-  // The wheel keeps only a weak_ptr: a task its owner dropped is destroyed, not kept alive by
-  // its own pending timeout (16 bytes: stored inline, no allocation per re-arm).
-  core::Timeout next = timer_.newTimeout(
+// The wheel keeps only a weak_ptr: a task its owner dropped is destroyed, not kept alive by its
+// own pending timeout (16 bytes: stored inline, no allocation per re-arm).
+core::Timeout AbstractTimerTask::schedule(std::chrono::nanoseconds delay) {
+  return timer_.newTimeout(
       [weak = weak_from_this()] {
         if (auto self = weak.lock()) self->run();
       },
       delay);
+}
+
+void AbstractTimerTask::arm(std::chrono::nanoseconds delay) {
+  if (isCancelled()) return;
+  core::Timeout next;
   {
+    // Scheduled under the lock, so that a wake() either finds this timeout pending (and moves
+    // it) or has left its request for this arm() to see.
     std::lock_guard lock(timeoutMutex_);
+    if (std::exchange(wakeRequested_, false)) delay = std::chrono::nanoseconds(0);
+    next = schedule(delay);
     timeout_ = next;
   }
   // A cancel() that ran between the check above and the store saw the old handle: cancel the
@@ -87,11 +117,19 @@ void AbstractTimerTask::run() {
   if (finishing_) return end(finishWhy_);
   try {
     arm(lastDelay_);
+  } catch (...) {
+    endAfterArmFailure(std::current_exception());
+  }
+}
+
+void AbstractTimerTask::endAfterArmFailure(const std::exception_ptr& error) noexcept {
+  try {
+    std::rethrow_exception(error);
   } catch (const core::TimerStoppedError&) {
     end("timer stopped");
   } catch (...) {  // RejectedTimeoutError (maxPendingTimeouts), or an allocation failure
     count(&TaskMetrics::taskErrors);
-    notify([error = std::current_exception()](TaskListener& l) { l.onTaskError(error); });
+    notify([error](TaskListener& l) { l.onTaskError(error); });
     end("re-arm rejected");
   }
 }

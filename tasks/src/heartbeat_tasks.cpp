@@ -122,32 +122,58 @@ ReconnectTimerTask::ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer&
       retry_(options.reconnectBackoff, timer.now(), options.seed) {}
 
 nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
-  std::string reason;
-  std::string_view errorName;
+  // In flight: its connect timeout ends it, and the owner's wake() brings us back then.
+  if (channel.isConnecting()) return interval_;
+  if (!channel.isConnected()) return attemptIfDue(channel, now);
+  scheduled_.reset();  // connected again by someone else: what was planned is moot
   const nanoseconds readIdle = now - channel.lastRead();
-  if (!channel.isConnected()) {
-    reason = "disconnected";
-    errorName = "disconnected";
-  } else if (readIdle >= idleTimeout_ && !deferredForInput(channel)) {
-    reason = readIdleReason(readIdle, idleTimeout_);
-    errorName = "read-idle";
-  } else {
-    retry_.reset(now);  // healthy: the next outage starts again at the initial delay
-    return interval_;
+  if (readIdle >= idleTimeout_ && !deferredForInput(channel)) {
+    return attemptNow(channel, readIdleReason(readIdle, idleTimeout_), now);
   }
+  retry_.reset(now);  // healthy: the next outage starts again at the initial delay
+  return interval_;
+}
 
-  const Decision decision = retry_.next(now, errorName);
-  if (!decision.retry) {
-    count(&TaskMetrics::giveUps);
-    notify([&](TaskListener& l) { l.onGiveUp(channel, decision.reason); });
-    finish(fmt::format("gave up: {}", giveUpName(decision.reason)));
-    return interval_;
-  }
+// Disconnected: the attempt granted earlier once its time has come, else a new grant.
+nanoseconds ReconnectTimerTask::attemptIfDue(Channel& channel, nanoseconds now) {
+  if (!scheduled_) return scheduleAttempt(channel, now);
+  // A wake() before the time (another close event) keeps the schedule.
+  if (now < scheduled_->at) return scheduled_->at - now;
+  const Scheduled due = *scheduled_;
+  scheduled_.reset();
+  channel.reconnect("disconnected");
+  count(&TaskMetrics::reconnectsStarted);
+  notify(
+      [&](TaskListener& l) { l.onReconnect(channel, "disconnected", due.attempt, due.backoff); });
+  return interval_;  // the attempt's end (connected, or closed: wake()) decides what follows
+}
+
+nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds now) {
+  const Decision decision = retry_.next(now, "disconnected");
+  if (!granted(channel, decision)) return interval_;
+  scheduled_ = Scheduled{now + decision.delay, decision.delay, decision.attempt};
+  return decision.delay;
+}
+
+// False, and the chain ends (reported), when the policy refused.
+bool ReconnectTimerTask::granted(Channel& channel, const Decision& decision) {
+  if (decision.retry) return true;
+  count(&TaskMetrics::giveUps);
+  notify([&](TaskListener& l) { l.onGiveUp(channel, decision.reason); });
+  finish(fmt::format("gave up: {}", giveUpName(decision.reason)));
+  return false;
+}
+
+// Half-open: the connection is torn down and attempt 1 (normally) made at once.
+nanoseconds ReconnectTimerTask::attemptNow(Channel& channel, std::string_view reason,
+                                           nanoseconds now) {
+  const Decision decision = retry_.next(now, "read-idle");
+  if (!granted(channel, decision)) return interval_;
   channel.reconnect(reason);
   count(&TaskMetrics::reconnectsStarted);
   notify(
-      [&](TaskListener& l) { l.onReconnect(channel, reason, decision.attempt, decision.delay); });
-  return decision.delay;
+      [&](TaskListener& l) { l.onReconnect(channel, reason, decision.attempt, nanoseconds(0)); });
+  return interval_;
 }
 
 // CloseTimerTask

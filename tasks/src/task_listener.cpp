@@ -6,8 +6,7 @@ namespace wheelbeat::tasks {
 
 void TaskListener::onHeartbeatSent(Channel& /*channel*/) {}
 void TaskListener::onReconnect(Channel& /*channel*/, std::string_view /*reason*/,
-                               std::int64_t /*attempt*/, std::chrono::nanoseconds /*nextCheckIn*/) {
-}
+                               std::int64_t /*attempt*/, std::chrono::nanoseconds /*backoff*/) {}
 void TaskListener::onGiveUp(Channel& /*channel*/, GiveUp /*reason*/) {}
 void TaskListener::onClose(Channel& /*channel*/, std::string_view /*reason*/) {}
 // By value, as std::rethrow_exception takes it: a listener may keep it.

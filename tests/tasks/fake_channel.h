@@ -55,6 +55,7 @@ public:
   ns lastRead() const noexcept override { return ns(lastRead_.load()); }
   ns lastWrite() const noexcept override { return ns(lastWrite_.load()); }
   bool isConnected() const noexcept override { return connected_.load(); }
+  bool isConnecting() const noexcept override { return connecting_.load(); }
   bool isClosed() const noexcept override { return closed_.load(); }
   bool hasUnreadInput() const noexcept override { return unreadInput.load(); }
 
@@ -69,10 +70,29 @@ public:
       std::lock_guard lock(mutex_);
       reconnects_.push_back({now(), std::string(reason)});
     }
-    if (reconnectSucceeds) {
+    connected_.store(false);  // a reconnect first tears the old connection down
+    if (attemptsHang) {
+      connecting_.store(true);  // until endAttempt()
+    } else if (reconnectSucceeds) {
       connected_.store(true);
       stamp();  // a connect stamps both (see Channel)
+    } else {
+      down();  // refused at once
     }
+  }
+  // The attempt in flight ends: connected, or failed (the owner's close event).
+  void endAttempt(bool ok) {
+    connecting_.store(false);
+    if (ok) {
+      setConnected(true);
+    } else {
+      down();
+    }
+  }
+  // The socket closed (EOF, RST, a failed attempt): what net/ tells the reconnect task.
+  void drop() {
+    connected_.store(false);
+    down();
   }
   void close(std::string_view reason) override {
     std::lock_guard lock(mutex_);
@@ -110,16 +130,22 @@ public:
   std::atomic<bool> echo{false};               // sendHeartbeat() also stamps a read
   std::atomic<bool> reconnectSucceeds{false};  // reconnect() connects at once
   std::atomic<bool> throwOnHeartbeat{false};
-  std::atomic<bool> unreadInput{false};  // bytes wait unread: the loop is behind
+  std::atomic<bool> unreadInput{false};   // bytes wait unread: the loop is behind
+  std::atomic<bool> attemptsHang{false};  // reconnect() stays connecting until endAttempt()
+  std::function<void()> onDown;           // the owner's close event (e.g. task->wake())
 
 private:
   ns now() const { return clock_->now(); }
   void stamp() { traffic(); }
+  void down() {
+    if (onDown) onDown();
+  }
 
   std::shared_ptr<const Clock> clock_;
   std::atomic<std::int64_t> lastRead_{0};
   std::atomic<std::int64_t> lastWrite_{0};
   std::atomic<bool> connected_;
+  std::atomic<bool> connecting_{false};
   std::atomic<bool> closed_{false};
   std::atomic<std::uint64_t> heartbeats_{0};
   mutable std::mutex mutex_;
@@ -133,7 +159,7 @@ public:
   struct Reconnect {
     std::string reason;
     std::int64_t attempt;
-    ns nextCheckIn;
+    ns backoff;
   };
 
   void onHeartbeatSent(Channel& /*channel*/) override {
@@ -141,8 +167,8 @@ public:
     maybeThrow();
   }
   void onReconnect(Channel& /*channel*/, std::string_view reason, std::int64_t attempt,
-                   ns nextCheckIn) override {
-    record([&] { reconnects_.push_back({std::string(reason), attempt, nextCheckIn}); });
+                   ns backoff) override {
+    record([&] { reconnects_.push_back({std::string(reason), attempt, backoff}); });
   }
   void onGiveUp(Channel& /*channel*/, GiveUp reason) override {
     record([&] { giveUps_.push_back(reason); });

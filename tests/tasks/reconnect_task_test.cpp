@@ -1,7 +1,11 @@
-// ReconnectTimerTask (idleTimeout 9 s, a check every 3 s, 10 ms ticks): a reconnect when
-// disconnected and when half-open; the check delays follow the seeded retry policy exactly
-// (Jitter::None) or within its bounds (±20 %); a healthy check resets the backoff; give-up after
-// maxAttempts, reported.
+// ReconnectTimerTask (idleTimeout 9 s, a check every 3 s, 10 ms ticks): an attempt after each
+// backoff delay once the channel is down, counted from the close event (the owner's wake()), not
+// from the next check; at once when half-open; an attempt in flight is no failure; the delays
+// follow the seeded retry policy exactly (Jitter::None) or within its bounds (±20 %); a healthy
+// check resets the backoff; give-up after maxAttempts, reported.
+//
+// The fake's refused attempts fail inside the task's own run, so their close event is seen on the
+// next tick: a failed attempt at t is followed by the next one at t + 10 ms + backoff.
 #include "fake_channel.h"
 
 #include <wheelbeat/tasks/retry_policy.h>
@@ -29,6 +33,10 @@ struct ReconnectRig {
   explicit ReconnectRig(bool connected, HeartbeatOptions options = testOptions())
       : ch(rig.channel(connected)) {
     task = std::make_shared<ReconnectTimerTask>(rig.timer(), ch, options, listener, metrics);
+    // What net/'s client does when its socket closes.
+    ch->onDown = [weak = std::weak_ptr<ReconnectTimerTask>(task)] {
+      if (auto t = weak.lock()) t->wake();
+    };
     task->start(task->checkInterval());
   }
 
@@ -37,9 +45,9 @@ struct ReconnectRig {
     for (const auto& r : ch->reconnects()) out.push_back(r.at - rig.origin());
     return out;
   }
-  std::vector<ns> nextCheckIns() const {
+  std::vector<ns> backoffs() const {
     std::vector<ns> out;
-    for (const auto& r : listener->reconnects()) out.push_back(r.nextCheckIn);
+    for (const auto& r : listener->reconnects()) out.push_back(r.backoff);
     return out;
   }
   std::vector<std::int64_t> attempts() const {
@@ -64,16 +72,73 @@ TEST_CASE("reconnect: the check interval is idleTimeout / 3") {
 TEST_CASE("reconnect: a disconnected channel is reconnected on the exact backoff sequence") {
   ReconnectRig r(false);
   r.rig.runUntil(40s);
-  // 1s, 1.6s, 2.56s, ... after the first check at 3s; each run is on the first 10ms tick at or
-  // after its due time (12.256s -> 12.26s).
-  CHECK(r.nextCheckIns() ==
-        std::vector<ns>{1s, 1600ms, 2560ms, 4096ms, 6553600us, 10485760us, 16777216us});
-  CHECK(r.reconnectTimes() == std::vector<ns>{3s, 4s, 5600ms, 8160ms, 12260ms, 18820ms, 29310ms});
-  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7});
+  // The first check (3s) sees it down: attempt 1 after 1s; each refusal is seen a tick later and
+  // waits the next delay; each run is on the first 10ms tick at or after its due time
+  // (8.19s + 4.096s = 12.286s -> 12.29s).
+  CHECK(r.backoffs() == std::vector<ns>{1s, 1600ms, 2560ms, 4096ms, 6553600us, 10485760us});
+  CHECK(r.reconnectTimes() == std::vector<ns>{4s, 5610ms, 8180ms, 12290ms, 18860ms, 29360ms});
+  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6});
   for (const auto& rec : r.ch->reconnects()) CHECK(rec.reason == "disconnected");
-  CHECK(r.metrics->snapshot().reconnectsStarted == 7);
+  CHECK(r.metrics->snapshot().reconnectsStarted == 6);
   CHECK(r.metrics->snapshot().giveUps == 0);
   CHECK(r.rig.pending() == 1);
+}
+
+TEST_CASE(
+    "reconnect: the first attempt after a close waits the first backoff, not the next check") {
+  HeartbeatOptions o = testOptions();
+  o.heartbeat = 60s;  // Dubbo's default: a check every 60s (idleTimeout 180s / 3)
+  ReconnectRig r(true, o);
+  r.ch->reconnectSucceeds = true;
+  r.rig.runUntil(5s, [&] { r.ch->traffic(); });
+  r.ch->drop();  // EOF or RST at 5s: the owner wakes the task
+  r.rig.runUntil(70s, [&] {
+    if (r.ch->isConnected()) r.ch->traffic();
+  });
+  // Seen on the next tick (5.01s), attempt 1 after its 1s; before, it waited for the check at 60s.
+  CHECK(r.reconnectTimes() == std::vector<ns>{6010ms});
+  CHECK(r.backoffs() == std::vector<ns>{1s});
+  CHECK(r.attempts() == std::vector<std::int64_t>{1});
+  CHECK(r.ch->isConnected());
+  CHECK(r.metrics->snapshot().reconnectsStarted == 1);
+}
+
+TEST_CASE("reconnect: each failed attempt waits the next backoff from its failure") {
+  HeartbeatOptions o = testOptions();
+  o.heartbeat = 60s;
+  ReconnectRig r(true, o);
+  r.rig.runUntil(5s, [&] { r.ch->traffic(); });
+  r.ch->drop();
+  r.rig.runUntil(20s);
+  // 5.01 + 1 = 6.01; refused, seen at 6.02, + 1.6 = 7.62; 7.63 + 2.56 = 10.19;
+  // 10.20 + 4.096 = 14.296 -> 14.30. No check in between (the next one is at 60s).
+  CHECK(r.reconnectTimes() == std::vector<ns>{6010ms, 7620ms, 10190ms, 14300ms});
+  CHECK(r.backoffs() == std::vector<ns>{1s, 1600ms, 2560ms, 4096ms});
+  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("reconnect: a connect in flight is neither a failure nor a reason for a second attempt") {
+  HeartbeatOptions o = testOptions();
+  o.reconnectBackoff.maxAttempts = 2;  // checks during the attempt must not use these up
+  ReconnectRig r(true, o);
+  r.ch->attemptsHang = true;
+  r.rig.runUntil(1s, [&] { r.ch->traffic(); });
+  r.ch->drop();
+  r.rig.runUntil(12s);  // attempt 1 at 2.01s, then checks at 5.01, 8.01, 11.01 find it connecting
+  CHECK(r.reconnectTimes() == std::vector<ns>{2010ms});
+  CHECK(r.ch->isConnecting());
+  CHECK(r.task->runs() == 5);  // 1.01 (the wake moved the 3s check), 2.01, 5.01, 8.01, 11.01
+  CHECK(r.listener->giveUps().empty());
+  r.ch->endAttempt(false);  // its connect timeout: closed at 12s
+  r.rig.runUntil(15s);
+  CHECK(r.reconnectTimes() == std::vector<ns>{2010ms, 13610ms});  // 12.01 + 1.6
+  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2});
+  CHECK(r.backoffs() == std::vector<ns>{1s, 1600ms});
+  r.ch->endAttempt(false);
+  r.rig.runUntil(16s);
+  CHECK(r.listener->giveUps() == std::vector<GiveUp>{GiveUp::MaxAttempts});  // at 15.01s
+  CHECK(r.metrics->snapshot().reconnectsStarted == 2);
+  CHECK(r.task->isEnded());
 }
 
 TEST_CASE("reconnect: forced on a half-open channel when read idle reaches idleTimeout") {
@@ -86,14 +151,14 @@ TEST_CASE("reconnect: forced on a half-open channel when read idle reaches idleT
   REQUIRE(r.ch->reconnects().size() == 1);
   CHECK(r.ch->reconnects()[0].reason == "read idle 9s >= idleTimeout 9s");
   CHECK(r.listener->reconnects()[0].reason == "read idle 9s >= idleTimeout 9s");
-  CHECK(r.listener->reconnects()[0].nextCheckIn == 1s);
-  // The reconnect stamped the channel at 9s: the check at 10s finds it fresh (and resets the
-  // backoff); then 13s, 16s, and at 19s it is 10s read-idle again: attempt 1 once more.
-  r.rig.runUntil(19s, [&] { r.ch->written(); });
+  CHECK(r.listener->reconnects()[0].backoff == 0s);  // at once: it had idleTimeout already
+  // The reconnect stamped the channel at 9s: the check at 12s finds it fresh (and resets the
+  // backoff); then 15s, and at 18s it is 9s read-idle again: attempt 1 once more.
+  r.rig.runUntil(18s, [&] { r.ch->written(); });
   REQUIRE(r.ch->reconnects().size() == 2);
-  CHECK(r.ch->reconnects()[1].reason == "read idle 10s >= idleTimeout 9s");
+  CHECK(r.ch->reconnects()[1].reason == "read idle 9s >= idleTimeout 9s");
   CHECK(r.attempts() == std::vector<std::int64_t>{1, 1});
-  CHECK(r.reconnectTimes() == std::vector<ns>{9s, 19s});
+  CHECK(r.reconnectTimes() == std::vector<ns>{9s, 18s});
 }
 
 TEST_CASE("reconnect: no forced reconnect while input waits unread") {
@@ -115,8 +180,8 @@ TEST_CASE("reconnect: no forced reconnect while input waits unread") {
 TEST_CASE("reconnect: a disconnected channel is reconnected whatever input waits") {
   ReconnectRig r(false);
   r.ch->unreadInput = true;  // a disconnected channel is not idle, it is down
-  r.rig.runUntil(3s);
-  CHECK(r.ch->reconnects().size() == 1);
+  r.rig.runUntil(4s);
+  CHECK(r.reconnectTimes() == std::vector<ns>{4s});
   CHECK(r.metrics->snapshot().idleDeferred == 0);
 }
 
@@ -135,18 +200,17 @@ TEST_CASE("reconnect: recovery resets the backoff for the next outage") {
     if (r.ch->reconnects().size() == 2) r.ch->reconnectSucceeds = true;  // the third one works
   };
   r.rig.runUntil(20s, traffic);
-  // 3s, 4s (fail), 5.6s (connects); 8.16s finds it healthy and resets; then 11.16s, 14.16s, ...
-  CHECK(r.reconnectTimes() == std::vector<ns>{3s, 4s, 5600ms});
+  // 4s (fail), 5.61s (fail), 8.18s (connects); 11.18s finds it healthy and resets.
+  CHECK(r.reconnectTimes() == std::vector<ns>{4s, 5610ms, 8180ms});
   CHECK(r.ch->isConnected());
   r.ch->reconnectSucceeds = false;
-  r.ch->setConnected(false);
+  r.ch->drop();
   r.rig.runUntil(40s, traffic);
-  // The outage is seen at 20.16s and starts again at attempt 1 / 1s.
+  // The outage (20s) is seen at 20.01s and starts again at attempt 1 / 1s.
   CHECK(r.reconnectTimes() ==
-        std::vector<ns>{3s, 4s, 5600ms, 20160ms, 21160ms, 22760ms, 25320ms, 29420ms, 35980ms});
-  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2, 3, 1, 2, 3, 4, 5, 6});
-  CHECK(r.nextCheckIns() ==
-        std::vector<ns>{1s, 1600ms, 2560ms, 1s, 1600ms, 2560ms, 4096ms, 6553600us, 10485760us});
+        std::vector<ns>{4s, 5610ms, 8180ms, 21010ms, 22620ms, 25190ms, 29300ms, 35870ms});
+  CHECK(r.attempts() == std::vector<std::int64_t>{1, 2, 3, 1, 2, 3, 4, 5});
+  CHECK(r.backoffs() == std::vector<ns>{1s, 1600ms, 2560ms, 1s, 1600ms, 2560ms, 4096ms, 6553600us});
 }
 
 TEST_CASE("reconnect: gives up after maxAttempts and tells the listener") {
@@ -154,12 +218,12 @@ TEST_CASE("reconnect: gives up after maxAttempts and tells the listener") {
   o.reconnectBackoff.maxAttempts = 3;
   ReconnectRig r(false, o);
   r.rig.runUntil(60s);
-  CHECK(r.reconnectTimes() == std::vector<ns>{3s, 4s, 5600ms});
+  CHECK(r.reconnectTimes() == std::vector<ns>{4s, 5610ms, 8180ms});
   CHECK(r.listener->giveUps() == std::vector<GiveUp>{GiveUp::MaxAttempts});
   CHECK(r.listener->ended() == std::vector<std::string>{"gave up: max-attempts"});
   CHECK(r.metrics->snapshot().giveUps == 1);
   CHECK(r.metrics->snapshot().reconnectsStarted == 3);
-  CHECK(r.task->runs() == 4);  // the 4th check (8.16s) gave up
+  CHECK(r.task->runs() == 7);  // 3s, 4s, 4.01s, 5.61s, 5.62s, 8.18s; the 7th (8.19s) gave up
   CHECK(r.task->isEnded());
   CHECK(r.rig.pending() == 0);
 }
@@ -169,8 +233,8 @@ TEST_CASE("reconnect: maxAttempts -1 never gives up") {
   o.reconnectBackoff.maxDelay = 2s;  // reach the cap fast: many attempts in little time
   ReconnectRig r(false, o);
   r.rig.runUntil(600s);
-  CHECK(r.metrics->snapshot().reconnectsStarted ==
-        300);  // 3s, 4s, 5.6s, then every 2s: 7.6s ... 599.6s
+  // 4s, 5.61s, then every 2.01s (a tick to see the refusal, then 2s): 7.62s ... 599.58s.
+  CHECK(r.metrics->snapshot().reconnectsStarted == 297);
   CHECK(r.metrics->snapshot().giveUps == 0);
   CHECK(r.rig.pending() == 1);
 }
@@ -184,7 +248,7 @@ TEST_CASE("reconnect: jittered delays stay within 20 percent and follow the seed
   o.seed = 43;
   ReconnectRig c(false, o);
   for (auto* r : {&a, &b, &c}) r->rig.runUntil(300s);
-  const auto delays = a.nextCheckIns();
+  const auto delays = a.backoffs();
   REQUIRE(delays.size() >= 10);
   for (std::size_t i = 0; i < delays.size(); ++i) {
     const ns base = cappedBackoff(o.reconnectBackoff, static_cast<std::int64_t>(i) + 1);
@@ -194,8 +258,8 @@ TEST_CASE("reconnect: jittered delays stay within 20 percent and follow the seed
   // Exactly the delays of a RetryState with the same seed, and reproducible.
   RetryState state(o.reconnectBackoff, 0ns, 42);
   for (const ns d : delays) CHECK(state.next(0ns, "disconnected").delay == d);
-  CHECK(b.nextCheckIns() == delays);
-  CHECK(c.nextCheckIns() != delays);
+  CHECK(b.backoffs() == delays);
+  CHECK(c.backoffs() != delays);
 }
 
 TEST_CASE("reconnect: seed 0 draws a different seed for each task") {
@@ -205,8 +269,8 @@ TEST_CASE("reconnect: seed 0 draws a different seed for each task") {
   ReconnectRig a(false, o);
   ReconnectRig b(false, o);
   for (auto* r : {&a, &b}) r->rig.runUntil(60s);
-  REQUIRE(a.nextCheckIns().size() >= 5);
-  CHECK(a.nextCheckIns() != b.nextCheckIns());
+  REQUIRE(a.backoffs().size() >= 5);
+  CHECK(a.backoffs() != b.backoffs());
 }
 
 TEST_CASE("reconnect: per-error rules name the cause") {

@@ -1,6 +1,7 @@
 // AbstractTimerTask: re-arming with the body's delay, safe-run of a throwing body, cancel()
 // (pending drops at once, also from inside the body), an owner that drops the task, a closed or
-// destroyed channel, a stopped timer, a refused re-arm.
+// destroyed channel, a stopped timer, a refused re-arm, wake() (a pending run moved to the next
+// tick; from inside a run, the re-arm uses the next tick).
 #include "fake_channel.h"
 
 #include <doctest/doctest.h>
@@ -38,6 +39,45 @@ TEST_CASE("a task re-arms itself with the delay its body returns") {
   CHECK(task->runs() == 7);
   CHECK(rig.pending() == 1);
   CHECK_FALSE(task->isEnded());
+}
+
+TEST_CASE("wake moves the pending run to the next tick, exactly once") {
+  Rig rig;
+  auto ch = rig.channel();
+  std::vector<ns> times;
+  auto task = std::make_shared<ScriptedTask>(rig.timer(), ch, [&](ScriptedTask&, Channel&, ns) {
+    times.push_back(rig.elapsed());
+    return 5s;
+  });
+  task->wake();  // before start(): nothing to move, nothing armed
+  CHECK(rig.pending() == 0);
+  task->start(5s);
+  rig.runUntil(1s);
+  task->wake();
+  task->wake();  // the moved run is pending again: moved once more, still one run
+  CHECK(rig.pending() == 1);
+  rig.runUntil(12s);
+  // 1.01s (woken), then its own 5s delays: 6.01s, 11.01s; the 5s run was dropped.
+  CHECK(times == std::vector<ns>{1010ms, 6010ms, 11010ms});
+  CHECK(task->cancel());
+  task->wake();  // ended: no effect
+  CHECK(rig.pending() == 0);
+}
+
+TEST_CASE("wake from inside a run re-arms for the next tick instead of the body's delay") {
+  Rig rig;
+  auto ch = rig.channel();
+  std::vector<ns> times;
+  auto task =
+      std::make_shared<ScriptedTask>(rig.timer(), ch, [&](ScriptedTask& self, Channel&, ns) {
+        times.push_back(rig.elapsed());
+        if (times.size() == 1) self.wake();  // e.g. the channel's close event, seen by the body
+        return 5s;
+      });
+  task->start(1s);
+  rig.runUntil(7s);
+  CHECK(times == std::vector<ns>{1s, 1010ms, 6010ms});
+  CHECK(rig.pending() == 1);
 }
 
 TEST_CASE("the body gets the timer's time and the channel") {

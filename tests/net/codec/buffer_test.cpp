@@ -1,52 +1,134 @@
-// The decoder's buffer: a split frame reserves its announced size once (no regrowth while its body
-// trickles in), holds at most one header + one body, and a capacity above 64 KiB is given back
-// once its frame is delivered; small capacities are kept for the next split frame.
+// The decoder's buffer: a split frame's buffer grows with the bytes received (doubling, never
+// beyond the announced frame, never to what a header merely announces), holds at most one
+// header + one body, and a capacity above 16 KiB is given back once its frame is delivered; small
+// capacities are kept for the next split frame. The PartialFrameBudget: capacity above 16 KiB is
+// charged, a growth beyond the limit ends the stream (BudgetExceeded) and changes nothing else,
+// charges come back on delivery, on errors and when a decoder is destroyed.
 #include "support.h"
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 using namespace codectest;
 
+namespace {
+constexpr std::size_t kFree = PartialFrameBudget::kFreePartialBytes;
+}  // namespace
+
 TEST_SUITE("codec") {
 
-TEST_CASE("a split 1 MiB frame reserves its size once and releases it after delivery") {
+TEST_CASE("a split 1 MiB frame grows with the bytes received and is released after delivery") {
   const std::size_t body = std::size_t{1} << 20;
   const std::string wire = encode({flag::kRequest | kHessian2, 0, 3, pattern(body)});
   FrameDecoder decoder;
   RecordingSink sink;
   CHECK(decoder.feed(wire.substr(0, 26), sink) == DecodeError::None);
   CHECK(decoder.buffered() == 26);
-  const std::size_t reserved = decoder.bufferCapacity();
-  CHECK(reserved >= 16 + body);
-  std::size_t feeds = 1;
-  for (std::size_t at = 26; at < wire.size(); at += 4096, ++feeds) {
+  CHECK(decoder.bufferCapacity() == 64);  // the smallest growth step, not the announced 1 MiB
+  std::set<std::size_t> capacities{decoder.bufferCapacity()};
+  for (std::size_t at = 26; at < wire.size(); at += 4096) {
     REQUIRE(decoder.feed(wire.substr(at, 4096), sink) == DecodeError::None);
-    if (decoder.buffered() != 0) {
-      REQUIRE(decoder.bufferCapacity() == reserved);  // never regrown
-      REQUIRE(decoder.buffered() <= 16 + body);
-    }
+    if (decoder.buffered() == 0) break;
+    capacities.insert(decoder.bufferCapacity());
+    REQUIRE(decoder.bufferCapacity() >= decoder.buffered());
+    REQUIRE(decoder.bufferCapacity() <= std::max<std::size_t>(2 * decoder.buffered(), 64));
+    REQUIRE(decoder.bufferCapacity() <= wire.size());
   }
-  CHECK(feeds == 1 + 256);  // 1048566 bytes in 4096-byte pieces, the last one short
+  // 64, 4122 (the first 4096-byte piece), then doubling: 8244 ... 527616, and the frame's 1048592.
+  CHECK(capacities.size() == 10);
+  CHECK(*capacities.rbegin() == wire.size());
   REQUIRE(sink.frames.size() == 1);
   CHECK(sink.frames[0].body == wire.substr(16));
   CHECK(decoder.buffered() == 0);
-  CHECK(decoder.bufferCapacity() <= 64 * 1024);
+  CHECK(decoder.bufferCapacity() == 0);  // above 16 KiB: given back
 }
 
-TEST_CASE("a header completed across feeds reserves the announced size at once") {
-  const std::string wire = encode({kHessian2, kStatusOk, 3, pattern(200000)});
-  FrameDecoder decoder;
+TEST_CASE("a header announcing 8 MiB followed by 100 bytes costs about 100 bytes") {
+  const std::string wire = encode({kHessian2, kStatusOk, 3, pattern(std::size_t{8} << 20)});
+  PartialFrameBudget budget(std::size_t{1} << 20);
+  FrameDecoder decoder({}, &budget);
   RecordingSink sink;
   CHECK(decoder.feed(wire.substr(0, 7), sink) == DecodeError::None);
-  CHECK(decoder.bufferCapacity() < 200016);  // only a header's worth so far
-  CHECK(decoder.feed(wire.substr(7, 10), sink) == DecodeError::None);  // header + 1 body byte
-  CHECK(decoder.buffered() == 17);
-  CHECK(decoder.bufferCapacity() >= 200016);
-  CHECK(decoder.feed(wire.substr(17), sink) == DecodeError::None);
+  CHECK(decoder.feed(wire.substr(7, 109), sink) == DecodeError::None);  // header + 100 body bytes
+  CHECK(decoder.buffered() == 116);
+  CHECK(decoder.bufferCapacity() == 116);
+  CHECK(decoder.charged() == 0);
+  CHECK(budget.used() == 0);
+}
+
+TEST_CASE("a small split frame keeps its buffer for the next one") {
+  const std::string wire = encode({kHessian2, kStatusOk, 3, pattern(1000)});
+  FrameDecoder decoder;
+  RecordingSink sink;
+  CHECK(decoder.feed(wire.substr(0, 500), sink) == DecodeError::None);
+  CHECK(decoder.bufferCapacity() == 500);
+  CHECK(decoder.feed(wire.substr(500) + wire.substr(0, 600), sink) == DecodeError::None);
+  CHECK(decoder.buffered() == 600);
+  CHECK(decoder.bufferCapacity() == 1016);  // grown once to the whole frame, then reused
+  CHECK(decoder.feed(wire.substr(600), sink) == DecodeError::None);
+  CHECK(sink.frames.size() == 2);
+  CHECK(decoder.bufferCapacity() == 1016);
+}
+
+TEST_CASE("the budget is charged above 16 KiB, refuses beyond its limit and is given back") {
+  PartialFrameBudget budget(std::size_t{1} << 20);  // 1 MiB for every decoder of a "loop"
+  const std::string wire = encode({kHessian2, kStatusOk, 1, pattern(std::size_t{900} << 10)});
+  FrameDecoder a({}, &budget);
+  FrameDecoder b({}, &budget);
+  RecordingSink sink;
+  CHECK(a.feed(wire.substr(0, std::size_t{600} << 10), sink) == DecodeError::None);
+  CHECK(a.charged() == a.bufferCapacity() - kFree);
+  CHECK(budget.used() == a.charged());
+  const std::size_t usedByA = budget.used();
+  // b needs as much: beyond the 1 MiB, b's stream ends and nothing else changes.
+  CHECK(b.feed(wire.substr(0, std::size_t{600} << 10), sink) == DecodeError::BudgetExceeded);
+  CHECK(isResourceError(b.error()));
+  CHECK(decodeErrorName(b.error()) == "partial-frame-budget");
+  CHECK(b.reason().starts_with("partial-frame budget: "));
+  CHECK(b.reason().find(fmt::format("({} of 1048576 in use)", usedByA)) != std::string::npos);
+  CHECK(b.buffered() == 0);
+  CHECK(b.charged() == 0);
+  CHECK(budget.used() == usedByA);
+  CHECK(budget.refusals() == 1);
+  CHECK(a.feed(wire.substr(std::size_t{600} << 10), sink) == DecodeError::None);
   CHECK(sink.frames.size() == 1);
-  CHECK(decoder.bufferCapacity() <= 64 * 1024);
+  CHECK(budget.used() == 0);                    // delivered: given back
+  CHECK(budget.peak() == wire.size() - kFree);  // a, grown to its whole frame
+}
+
+TEST_CASE("frames within 16 KiB are never refused, even by an exhausted budget") {
+  PartialFrameBudget budget(1);
+  REQUIRE(budget.tryCharge(1));  // exhausted
+  const std::string wire = encode({kHessian2, kStatusOk, 1, pattern(10000)});
+  FrameDecoder decoder({}, &budget);
+  RecordingSink sink;
+  for (std::size_t at = 0; at < wire.size(); at += 3000) {
+    REQUIRE(decoder.feed(wire.substr(at, 3000), sink) == DecodeError::None);
+  }
+  CHECK(sink.frames.size() == 1);
+  CHECK(budget.used() == 1);
+  CHECK(budget.refusals() == 0);
+}
+
+TEST_CASE("a decoder destroyed or failed mid-frame gives its charge back") {
+  PartialFrameBudget budget(0);  // unlimited: counts, never refuses
+  const std::string wire = encode({kHessian2, kStatusOk, 1, pattern(std::size_t{200} << 10)});
+  RecordingSink sink;
+  {
+    FrameDecoder decoder({}, &budget);
+    CHECK(decoder.feed(wire.substr(0, std::size_t{100} << 10), sink) == DecodeError::None);
+    CHECK(budget.used() == decoder.bufferCapacity() - kFree);
+    CHECK(budget.used() > 0);
+  }
+  CHECK(budget.used() == 0);
+  FrameDecoder decoder({}, &budget);
+  CHECK(decoder.feed(wire.substr(0, std::size_t{100} << 10), sink) == DecodeError::None);
+  CHECK(decoder.finish() == DecodeError::TruncatedAtEof);
+  CHECK(budget.used() == 0);
+  CHECK(budget.refusals() == 0);
+  CHECK(budget.peak() == (std::size_t{100} << 10) - kFree);
 }
 
 TEST_CASE("an 8 MiB frame split in three leaves no 8 MiB buffer behind") {
@@ -62,21 +144,7 @@ TEST_CASE("an 8 MiB frame split in three leaves no 8 MiB buffer behind") {
   CHECK(decoder.feed(wire.substr(0, 100), sink) == DecodeError::None);
   CHECK(decoder.feed(wire.substr(100), sink) == DecodeError::None);
   CHECK(sink.frames.size() == 1);
-  CHECK(decoder.bufferCapacity() <= 64 * 1024);
-}
-
-TEST_CASE("a small split frame keeps its buffer for the next one") {
-  const std::string wire = encode({kHessian2, kStatusOk, 3, pattern(1000)});
-  FrameDecoder decoder;
-  RecordingSink sink;
-  CHECK(decoder.feed(wire.substr(0, 500), sink) == DecodeError::None);
-  const std::size_t reserved = decoder.bufferCapacity();
-  CHECK(reserved >= 1016);
-  CHECK(decoder.feed(wire.substr(500) + wire.substr(0, 600), sink) == DecodeError::None);
-  CHECK(decoder.buffered() == 600);
-  CHECK(decoder.bufferCapacity() == reserved);  // the same allocation, reused
-  CHECK(decoder.feed(wire.substr(600), sink) == DecodeError::None);
-  CHECK(sink.frames.size() == 2);
+  CHECK(decoder.bufferCapacity() == 0);
 }
 
 TEST_CASE("merged frames after a split frame are delivered in place and not buffered") {

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -79,10 +80,50 @@ enum class DecodeError {
   BadMagic,        // the first two bytes of a header are not DA BB
   BodyTooLarge,    // the header announces a body above maxBodyBytes
   TruncatedAtEof,  // finish(): the stream ended inside a frame
+  BudgetExceeded,  // buffering a split frame would exceed its PartialFrameBudget
+  OutOfMemory,     // the buffer of a split frame could not be allocated (std::bad_alloc)
 };
 
-// "none", "bad-magic", "body-too-large", "truncated-at-eof".
+// "none", "bad-magic", "body-too-large", "truncated-at-eof", "partial-frame-budget",
+// "out-of-memory".
 [[nodiscard]] std::string_view decodeErrorName(DecodeError error) noexcept;
+// BudgetExceeded and OutOfMemory: the peer's bytes were well-formed, this process ran short.
+[[nodiscard]] bool isResourceError(DecodeError error) noexcept;
+
+// Bytes of split frames buffered by every decoder of one event loop, against a limit: a peer
+// that announces a large body and trickles it (or many peers at once) can hold at most `limit`
+// bytes of this process's memory, whatever maxBodyBytes allows per frame. A decoder charges the
+// capacity of its buffer above kFreePartialBytes (small split frames, the common case of a read
+// boundary falling inside a frame, are never refused) and gives it back once the frame is
+// delivered, on an error, and when it is destroyed.
+// Threads: not thread-safe; shared only by decoders used on one thread (an event loop's).
+class PartialFrameBudget {
+public:
+  // Per decoder, this much buffer is never charged (bounded by the number of channels).
+  static constexpr std::size_t kFreePartialBytes = std::size_t{16} << 10;
+
+  // 0 = unlimited (charges are still counted).
+  explicit PartialFrameBudget(std::size_t limit) noexcept : limit_(limit) {}
+  PartialFrameBudget(const PartialFrameBudget&) = delete;
+  PartialFrameBudget& operator=(const PartialFrameBudget&) = delete;
+
+  // Adds `bytes` if the total stays within the limit; false (nothing added, refusal counted)
+  // otherwise.
+  [[nodiscard]] bool tryCharge(std::size_t bytes) noexcept;
+  // Gives back bytes charged before (at most what is in use).
+  void release(std::size_t bytes) noexcept;
+
+  [[nodiscard]] std::size_t limit() const noexcept { return limit_; }
+  [[nodiscard]] std::size_t used() const noexcept { return used_; }
+  [[nodiscard]] std::size_t peak() const noexcept { return peak_; }
+  [[nodiscard]] std::uint64_t refusals() const noexcept { return refusals_; }
+
+private:
+  std::size_t limit_;
+  std::size_t used_ = 0;
+  std::size_t peak_ = 0;
+  std::uint64_t refusals_ = 0;
+};
 
 // Receives decoded frames. Return false to stop decoding (e.g. the handler closed the channel):
 // the rest of the input is dropped and the decoder refuses further input (see stopped()).
@@ -97,16 +138,23 @@ public:
 // Incremental decoder for one byte stream: frames may arrive split or merged in any way.
 // Complete frames inside one feed() are delivered without copying; only a frame split across
 // feeds is assembled in an internal buffer (at most one header + one body, never more). The
-// buffer reserves the announced frame size once its header is complete (one allocation per split
-// frame, never byte-by-byte growth) and gives back a capacity above 64 KiB once that frame is
-// delivered, so one big frame does not pin megabytes for the life of a channel.
+// buffer grows with the bytes actually received (doubling, capped by the announced frame size),
+// never with what a header merely announces: a peer that announces 8 MiB and sends 100 bytes
+// costs about 100 bytes. A capacity above PartialFrameBudget::kFreePartialBytes is given back
+// once its frame is delivered, so one big frame does not pin memory for the life of a channel.
 //
 // Errors are found as early as the bytes allow: bad magic once the first two bytes of a header
 // are in, a body length above the limit once the header is complete (the body is never
 // buffered). The limit is min(maxBodyBytes, 2^31 - 1): Dubbo's length field is a signed int.
+// A buffer that cannot grow (the budget refuses, or the allocation throws std::bad_alloc) ends
+// the stream with BudgetExceeded or OutOfMemory: the process goes on, this stream stops.
 class FrameDecoder {
 public:
-  explicit FrameDecoder(CodecOptions options = {});
+  // `budget` (optional) must outlive the decoder and be used on the decoder's thread only.
+  explicit FrameDecoder(CodecOptions options = {}, PartialFrameBudget* budget = nullptr);
+  ~FrameDecoder();  // gives back what it charged
+  FrameDecoder(const FrameDecoder&) = delete;
+  FrameDecoder& operator=(const FrameDecoder&) = delete;
 
   // Decodes `data`, calling sink.onFrame() for each complete frame in order. Returns None, or
   // the error that ended the stream (error() and reason() then describe it; every later feed()
@@ -123,7 +171,7 @@ public:
   // A sink returned false (or threw): the decoder reads nothing more.
   [[nodiscard]] bool stopped() const noexcept { return stopped_; }
   // Capacity of the internal buffer (for memory accounting and tests of the release rule).
-  [[nodiscard]] std::size_t bufferCapacity() const noexcept { return partial_.capacity(); }
+  [[nodiscard]] std::size_t bufferCapacity() const noexcept { return capacity_; }
 
   [[nodiscard]] DecodeError error() const noexcept { return error_; }
   // Human-readable cause, naming the value and the expectation, e.g.
@@ -133,13 +181,18 @@ public:
   // Frames delivered so far.
   [[nodiscard]] std::uint64_t frames() const noexcept { return frames_; }
   // Bytes buffered of a partial frame.
-  [[nodiscard]] std::size_t buffered() const noexcept { return partial_.size(); }
+  [[nodiscard]] std::size_t buffered() const noexcept { return size_; }
+  // Bytes of the buffer charged to the budget now.
+  [[nodiscard]] std::size_t charged() const noexcept { return charged_; }
 
 private:
   struct Header;
   std::string_view continuePartial(std::string_view data, FrameSink& sink);
   std::string_view decodeWhole(std::string_view data, FrameSink& sink);
   void startPartial(std::string_view rest);
+  [[nodiscard]] std::string_view partial() const noexcept { return {buffer_.get(), size_}; }
+  bool append(std::string_view bytes, std::size_t frameSize);
+  bool grow(std::size_t capacity, std::size_t frameSize);
   bool checkMagic(std::string_view bytes);
   bool checkHeader(std::string_view bytes, Header& header);
   bool deliver(const FrameView& frame, FrameSink& sink);
@@ -148,8 +201,14 @@ private:
   DecodeError fail(DecodeError error, std::string reason);
 
   CodecOptions options_;
-  std::size_t maxBody_;  // min(options_.maxBodyBytes, 2^31 - 1)
-  std::string partial_;  // a frame split across feeds: its bytes so far
+  std::size_t maxBody_;         // min(options_.maxBodyBytes, 2^31 - 1)
+  PartialFrameBudget* budget_;  // may be null
+  // A frame split across feeds: its bytes so far. Managed by hand, not a std::string, so that
+  // the capacity (what the budget is charged) is exactly what was allocated.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t charged_ = 0;  // charged to budget_ for capacity_
   DecodeError error_ = DecodeError::None;
   bool stopped_ = false;  // a sink returned false or threw
   bool inFeed_ = false;   // re-entrance guard: onFrame calling back into its decoder

@@ -59,10 +59,11 @@ enum class CloseKind : std::uint8_t {
   Idle,            // server: the CloseTimerTask found the channel idle beyond closeTimeout
   Reconnect,       // client: the ReconnectTimerTask forced a reconnect (e.g. read idle: half-open)
   LoopStopped,     // EventLoop::stop() found the channel still open
+  Resource,        // this process ran short: the loop's partial-frame budget, or memory
 };
 
 // "refused", "connect-timeout", "reset", "eof", "protocol", "io-error", "closed-by-owner",
-// "idle", "reconnect", "loop-stopped".
+// "idle", "reconnect", "loop-stopped", "resource".
 [[nodiscard]] std::string_view closeKindName(CloseKind kind) noexcept;
 
 struct CloseReason {

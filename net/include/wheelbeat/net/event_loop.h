@@ -25,6 +25,8 @@
 //   logged (core::log, Error) and counted; the loop goes on.
 #pragma once
 
+#include <wheelbeat/net/options.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,7 +40,8 @@ class EventLoop {
 public:
   // Initialises the loop and starts its thread (named `name`, up to 15 characters are kept).
   // Throws std::runtime_error if libuv cannot initialise the loop.
-  explicit EventLoop(std::string name = "wheelbeat-loop");
+  explicit EventLoop(std::string name = "wheelbeat-loop", LoopOptions options = {});
+  explicit EventLoop(LoopOptions options) : EventLoop("wheelbeat-loop", options) {}
   // stop() (its result is logged if not 0).
   ~EventLoop();
 

@@ -27,6 +27,16 @@ struct CodecOptions {
   std::size_t maxBodyBytes = std::size_t{8} << 20;
 };
 
+// One event loop's limits (EventLoop's constructor).
+struct LoopOptions {
+  // Bytes of split frames (a frame whose body is still arriving) that all channels of the loop
+  // may buffer at once. A channel whose buffer would grow beyond it is closed with
+  // CloseKind::Resource "partial-frame budget: ..."; up to 16 KiB per channel are never charged
+  // (PartialFrameBudget::kFreePartialBytes). 0 = unlimited. Default 32 MiB: four largest frames
+  // (8 MiB, Dubbo's payload) arriving at once.
+  std::size_t maxPartialBytes = std::size_t{32} << 20;
+};
+
 // One channel's outbound limit: bytes queued but not yet written by the kernel. A send beyond it
 // is refused (back-pressure reported to the caller), never buffered without bound.
 // >= CodecOptions::maxBodyBytes + 16, so one largest frame always fits an empty queue.
@@ -35,6 +45,9 @@ inline constexpr std::size_t kDefaultMaxSendQueueBytes = std::size_t{16} << 20;
 struct ServerOptions {
   Endpoint listen{"0.0.0.0", 20880};
   int backlog = 511;  // listen(2) backlog, 1 .. 65535
+  // Connections open at once; one beyond it is accepted and closed at once (TcpServer::rejected()
+  // counts it). 0 = unlimited (then RLIMIT_NOFILE is the bound). Dubbo: `accepts`, default 0.
+  std::size_t maxConnections = 0;
   CodecOptions codec{};
   std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
   // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).

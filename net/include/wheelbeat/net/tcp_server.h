@@ -58,6 +58,9 @@ public:
   [[nodiscard]] std::size_t connections() const noexcept;
   // Connections accepted since construction.
   [[nodiscard]] std::uint64_t accepted() const noexcept;
+  // Connections closed right after accept since construction: beyond options.maxConnections, or
+  // whose channel could not be set up (e.g. out of memory). Not counted in accepted().
+  [[nodiscard]] std::uint64_t rejected() const noexcept;
 
   // Graceful stop: stops accepting, closes every channel (onClosed: ClosedByOwner "server
   // stopped"), cancels their close-idle tasks; off the loop thread it returns once the listener

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,6 +62,11 @@ public:
   // for the first call. Thread: any, including from inside this task's body or another task.
   bool cancel() noexcept;
 
+  // Asks for the next run at the next tick instead of after the pending delay: an event the task
+  // reacts to has happened (e.g. the owner saw its channel's socket close). A pending run is
+  // moved forward; a run in progress re-arms for the next tick instead of its own delay. No
+  // effect before start() or once the chain ended. Thread: any, including from inside a run.
+  void wake() noexcept;
   // cancel() was called. Thread: any.
   [[nodiscard]] bool isCancelled() const noexcept {
     return cancelled_.load(std::memory_order_acquire);
@@ -112,6 +118,8 @@ private:
   void run();
   void runBody(Channel& channel);
   void arm(std::chrono::nanoseconds delay);
+  core::Timeout schedule(std::chrono::nanoseconds delay);
+  void endAfterArmFailure(const std::exception_ptr& error) noexcept;
   void end(std::string_view why);
 
   core::HashedWheelTimer& timer_;
@@ -129,10 +137,11 @@ private:
   bool finishing_ = false;
   std::string finishWhy_;
 
-  // The handle of the pending run: written by each run (and start()), read by cancel(). Taken
-  // once per run, never contended except by a cancel().
+  // The handle of the pending run: written by each run (and start()), read by cancel() and
+  // wake(). Taken once per run, never contended except by a cancel() or a wake().
   std::mutex timeoutMutex_;
   core::Timeout timeout_;
+  bool wakeRequested_ = false;  // guarded by timeoutMutex_: the next arm() uses delay 0
 };
 
 }  // namespace wheelbeat::tasks

@@ -22,6 +22,9 @@ public:
   [[nodiscard]] virtual std::chrono::nanoseconds lastRead() const noexcept = 0;   // last inbound
   [[nodiscard]] virtual std::chrono::nanoseconds lastWrite() const noexcept = 0;  // last outbound
   [[nodiscard]] virtual bool isConnected() const noexcept = 0;
+  // A connect attempt is in flight (bounded by its own connect timeout). The reconnect task
+  // neither starts another nor counts it as failed meanwhile. Thread: any. Default: false.
+  [[nodiscard]] virtual bool isConnecting() const noexcept { return false; }
   // Closed for good by its owner: every task of this channel ends at its next run.
   [[nodiscard]] virtual bool isClosed() const noexcept = 0;
   // Activity the timestamps do not show yet: input waiting unread, e.g. bytes in the socket's

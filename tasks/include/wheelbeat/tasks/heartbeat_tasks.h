@@ -21,6 +21,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 namespace wheelbeat::tasks {
 
@@ -72,14 +74,23 @@ private:
   const std::chrono::nanoseconds interval_;
 };
 
-// Client: brings a dead connection back. Each check: if !isConnected() ("disconnected") or
-// read-idle >= idleTimeout ("read idle 9s >= idleTimeout 9s": half-open, also while the channel
-// believes it is connected) and no input waits unread (Channel::hasUnreadInput(): then the loop
-// is only behind; TaskMetrics::idleDeferred), asks its RetryState for the next attempt; if granted, calls
-// reconnect(reason) (TaskMetrics::reconnectsStarted, TaskListener::onReconnect) and checks again
-// after the granted delay; if refused, gives up (TaskMetrics::giveUps, TaskListener::onGiveUp)
-// and ends. A check that finds the channel connected and fresh resets the RetryState, so the
-// next outage starts again at the initial delay, and checks again after checkInterval().
+// Client: brings a dead connection back, gRPC's way: the first attempt after an outage waits the
+// policy's first backoff delay (with jitter), each failed attempt the next one.
+//   - Disconnected (the socket closed: EOF, RST, error, or a failed attempt): the task asks its
+//     RetryState for the next attempt and makes it (reconnect("disconnected")) once the granted
+//     delay has passed; refused: gives up (TaskMetrics::giveUps, TaskListener::onGiveUp) and
+//     ends. The owner calls wake() when its socket closes, so the delay counts from the close,
+//     not from the next check (up to checkInterval() later).
+//   - Connecting (Channel::isConnecting()): an attempt is in flight, ended by its own connect
+//     timeout; it is not a failure, consumes no backoff step, and no second attempt is started.
+//   - Read-idle >= idleTimeout while connected ("read idle 9s >= idleTimeout 9s": half-open) and
+//     no input waits unread (Channel::hasUnreadInput(): the loop is only behind;
+//     TaskMetrics::idleDeferred): the dead connection is torn down and attempt 1 made at once
+//     (the link already had idleTimeout to prove itself).
+// A backoff step is consumed only by an attempt made (TaskMetrics::reconnectsStarted,
+// TaskListener::onReconnect). A check that finds the channel connected and fresh resets the
+// RetryState, so the next outage starts again at the initial delay. Checks run every
+// checkInterval() otherwise.
 class ReconnectTimerTask final : public AbstractTimerTask {
 public:
   // Throws std::invalid_argument for invalid options (see validate()).
@@ -100,15 +111,28 @@ private:
                      std::weak_ptr<Channel> channel, const HeartbeatOptions& options,
                      std::shared_ptr<TaskListener> listener, std::shared_ptr<TaskMetrics> metrics);
 
+  std::chrono::nanoseconds attemptNow(Channel& channel, std::string_view reason,
+                                      std::chrono::nanoseconds now);
+  std::chrono::nanoseconds scheduleAttempt(Channel& channel, std::chrono::nanoseconds now);
+  std::chrono::nanoseconds attemptIfDue(Channel& channel, std::chrono::nanoseconds now);
+  bool granted(Channel& channel, const Decision& decision);
+
   const std::chrono::nanoseconds idleTimeout_;
   const std::chrono::nanoseconds interval_;
-  RetryState retry_;  // wheel thread only
+  // Wheel thread only.
+  RetryState retry_;
+  struct Scheduled {  // an attempt granted by retry_, not made yet
+    std::chrono::nanoseconds at;
+    std::chrono::nanoseconds backoff;
+    std::int64_t attempt;
+  };
+  std::optional<Scheduled> scheduled_;
 };
 
 // Server: drops connections whose client went silent. Each run: if read-idle or write-idle >
 // closeTimeout and no input waits unread (Channel::hasUnreadInput(), else the check is deferred:
-// TaskMetrics::idleDeferred), calls close(reason) ("read idle 12s > closeTimeout 9s"; TaskMetrics::closes,
-// TaskListener::onClose) and ends ("closed idle channel").
+// TaskMetrics::idleDeferred), calls close(reason) ("read idle 12s > closeTimeout 9s";
+// TaskMetrics::closes, TaskListener::onClose) and ends ("closed idle channel").
 class CloseTimerTask final : public AbstractTimerTask {
 public:
   // Throws std::invalid_argument for invalid options (see validate()).

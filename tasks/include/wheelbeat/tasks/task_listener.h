@@ -30,9 +30,11 @@ public:
   // HeartbeatTimerTask called channel.sendHeartbeat().
   virtual void onHeartbeatSent(Channel& channel);
   // ReconnectTimerTask called channel.reconnect(reason); `attempt` counts from 1 since the last
-  // check that found the channel healthy; the next check runs `nextCheckIn` later.
+  // check that found the channel healthy; `backoff` is the retry policy's delay the attempt
+  // waited for since the outage (or the previous attempt's failure) was seen; 0 for an attempt
+  // made at once (a half-open connection torn down).
   virtual void onReconnect(Channel& channel, std::string_view reason, std::int64_t attempt,
-                           std::chrono::nanoseconds nextCheckIn);
+                           std::chrono::nanoseconds backoff);
   // ReconnectTimerTask stopped reconnecting because the retry policy refused (never with
   // maxAttempts -1 and no deadline, budget or error rules); the task then ends.
   virtual void onGiveUp(Channel& channel, GiveUp reason);
