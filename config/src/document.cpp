@@ -15,7 +15,7 @@ namespace {
 
 using Top = In<Config>;
 
-constexpr std::array<Field<Top>, 9> kDocumentFields{{
+constexpr std::array<Field<Top>, 10> kDocumentFields{{
     {"log_level", [](Errors& e, const Json& v, const std::string& p,
                      Top& t) { return readLogLevel(e, v, p, t.out.logLevel); }},
     {"wheel",
@@ -47,6 +47,11 @@ constexpr std::array<Field<Top>, 9> kDocumentFields{{
        return readFailback(e, v, p, {t.out.failback, t.policies});
      },
      &failbackKeys},
+    {"loop",
+     [](Errors& e, const Json& v, const std::string& p, Top& t) {
+       return readLoop(e, v, p, t.out.loop);
+     },
+     &loopKeys},
     {"registry",
      [](Errors& e, const Json& v, const std::string& p, Top& t) {
        return readRegistry(e, v, p, t.out.registry);

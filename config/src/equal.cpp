@@ -43,14 +43,20 @@ bool same(const tasks::FailbackOptions& a, const tasks::FailbackOptions& b) {
          same(a.registryRetry, b.registryRetry) && same(a.invocationRetry, b.invocationRetry);
 }
 
+bool same(const net::LoopOptions& a, const net::LoopOptions& b) {
+  return a.maxPartialBytes == b.maxPartialBytes;
+}
+
 bool same(const net::RegistryOptions& a, const net::RegistryOptions& b) {
   return std::tie(a.kind, a.address, a.group, a.session) ==
          std::tie(b.kind, b.address, b.group, b.session);
 }
 
 bool same(const net::ServerOptions& a, const net::ServerOptions& b) {
-  return std::tie(a.listen, a.backlog, a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
-             std::tie(b.listen, b.backlog, b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
+  return std::tie(a.listen, a.backlog, a.maxConnections) ==
+             std::tie(b.listen, b.backlog, b.maxConnections) &&
+         std::tie(a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
+             std::tie(b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
          same(a.heartbeat, b.heartbeat);
 }
 
@@ -65,8 +71,8 @@ bool same(const net::ClientOptions& a, const net::ClientOptions& b) {
 bool operator==(const Config& a, const Config& b) {
   return same(a.wheel, b.wheel) && a.logLevel == b.logLevel && same(a.heartbeat, b.heartbeat) &&
          same(a.retry, b.retry) && same(a.retryBudget, b.retryBudget) &&
-         same(a.failback, b.failback) && same(a.registry, b.registry) && same(a.server, b.server) &&
-         same(a.client, b.client);
+         same(a.failback, b.failback) && same(a.loop, b.loop) && same(a.registry, b.registry) &&
+         same(a.server, b.server) && same(a.client, b.client);
 }
 
 }  // namespace wheelbeat::config

@@ -1,4 +1,4 @@
-// Sections owned by net/: "registry", "server", "client".
+// Sections owned by net/: "loop", "registry", "server", "client".
 #include "sections.h"
 #include "values.h"
 
@@ -48,6 +48,15 @@ bool readKind(Errors& errors, const Json& value, const std::string& pointer,
   return true;
 }
 
+using LoopField = Field<net::LoopOptions>;
+constexpr std::array<LoopField, 1> kLoopFields{{
+    {"max_partial_bytes",
+     [](Errors& e, const Json& v, const std::string& p, net::LoopOptions& o) {
+       return readSize(e, v, p, o.maxPartialBytes, 0, kMaxSize,
+                       "an integer >= 0 (bytes; 0 = unlimited)");
+     }},
+}};
+
 using RegistryField = Field<net::RegistryOptions>;
 constexpr std::array<RegistryField, 4> kRegistryFields{{
     {"kind", &readKind},
@@ -72,7 +81,7 @@ bool readMaxSendQueue(Errors& e, const Json& v, const std::string& p, O& o) {
 }
 
 using ServerField = Field<net::ServerOptions>;
-constexpr std::array<ServerField, 4> kServerFields{{
+constexpr std::array<ServerField, 5> kServerFields{{
     {"listen", [](Errors& e, const Json& v, const std::string& p,
                   net::ServerOptions& o) { return readEndpoint(e, v, p, o.listen, 0); }},
     {"backlog",
@@ -81,6 +90,10 @@ constexpr std::array<ServerField, 4> kServerFields{{
        if (!readInt(e, v, p, backlog, 1, 65535, "an integer in 1..65535")) return false;
        o.backlog = static_cast<int>(backlog);
        return true;
+     }},
+    {"max_connections",
+     [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
+       return readSize(e, v, p, o.maxConnections, 0, kMaxSize, "an integer >= 0 (0 = unlimited)");
      }},
     {"max_body", &readMaxBody<net::ServerOptions>},
     {"max_send_queue", &readMaxSendQueue<net::ServerOptions>},
@@ -122,6 +135,14 @@ bool readTransportSection(Errors& errors, const Json& value, const std::string& 
 
 }  // namespace
 
+bool readLoop(Errors& errors, const Json& value, const std::string& pointer,
+              net::LoopOptions& out) {
+  const std::size_t before = errors.size();
+  Seen seen;
+  readObject<net::LoopOptions>(errors, value, pointer, kLoopFields, out, seen);
+  return errors.size() == before;
+}
+
 bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
                   net::RegistryOptions& out) {
   const std::size_t before = errors.size();
@@ -140,6 +161,7 @@ bool readClient(Errors& errors, const Json& value, const std::string& pointer,
   return readTransportSection<net::ClientOptions>(errors, value, pointer, kClientFields, out);
 }
 
+std::vector<KeyInfo> loopKeys() { return keyInfos<net::LoopOptions>(kLoopFields); }
 std::vector<KeyInfo> registryKeys() { return keyInfos<net::RegistryOptions>(kRegistryFields); }
 std::vector<KeyInfo> serverKeys() { return keyInfos<net::ServerOptions>(kServerFields); }
 std::vector<KeyInfo> clientKeys() { return keyInfos<net::ClientOptions>(kClientFields); }

@@ -64,12 +64,14 @@ bool readFailback(Errors& errors, const Json& value, const std::string& pointer,
 [[nodiscard]] std::vector<KeyInfo> heartbeatKeys();
 [[nodiscard]] std::vector<KeyInfo> failbackKeys();
 
+bool readLoop(Errors& errors, const Json& value, const std::string& pointer, net::LoopOptions& out);
 bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
                   net::RegistryOptions& out);
 bool readServer(Errors& errors, const Json& value, const std::string& pointer,
                 net::ServerOptions& out);
 bool readClient(Errors& errors, const Json& value, const std::string& pointer,
                 net::ClientOptions& out);
+[[nodiscard]] std::vector<KeyInfo> loopKeys();
 [[nodiscard]] std::vector<KeyInfo> registryKeys();
 [[nodiscard]] std::vector<KeyInfo> serverKeys();
 [[nodiscard]] std::vector<KeyInfo> clientKeys();

@@ -66,7 +66,8 @@ Json failbackJson(const tasks::FailbackOptions& o) {
 }
 
 Json netJson(const Config& c) {
-  return Json{{"registry",
+  return Json{{"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}}},
+              {"registry",
                {{"kind", net::registryKindName(c.registry.kind)},
                 {"address", detail::formatEndpoint(c.registry.address)},
                 {"group", c.registry.group},
@@ -74,6 +75,7 @@ Json netJson(const Config& c) {
               {"server",
                {{"listen", detail::formatEndpoint(c.server.listen)},
                 {"backlog", c.server.backlog},
+                {"max_connections", c.server.maxConnections},
                 {"max_body", c.server.codec.maxBodyBytes},
                 {"max_send_queue", c.server.maxSendQueueBytes}}},
               {"client",

@@ -33,9 +33,10 @@ int run(int argc, char** argv) {
                          {"--role", "--name", "--config", "--registry-port", "--registry-kind"});
   samples::ShutdownSignal shutdown;
   const std::string role = cli.get("--role").value_or("");
-  wheelbeat::core::HashedWheelTimer timer(configure(cli).wheel);
-  net::EventLoop loop(role);
-  demo::NodeContext node{cli.get("--name").value_or(role), configure(cli), timer, loop, shutdown};
+  const wheelbeat::config::Config cfg = configure(cli);
+  wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
+  net::EventLoop loop(role, cfg.loop);
+  demo::NodeContext node{cli.get("--name").value_or(role), cfg, timer, loop, shutdown};
   int status = 2;
   if (role == "registry") {
     status = demo::runRegistry(node);

@@ -81,7 +81,7 @@ int run(int argc, char** argv) {
   samples::ShutdownSignal shutdown;  // any thread may take the signal: the handler only writes
 
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
-  net::EventLoop loop("echo-client");
+  net::EventLoop loop("echo-client", cfg.loop);
   net::TcpClient client(loop, timer, cfg.client, logHandler(), logStateChange);
   const auto hb = cfg.client.heartbeat.resolved();
   fmt::print("echo_client: to {} (heartbeat {}, half-open after {} read idle)\n",

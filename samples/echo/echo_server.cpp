@@ -64,7 +64,7 @@ int run(int argc, char** argv) {
   // Declaration order is destruction order in reverse: the server goes before the loop, the
   // loop before the timer (both must outlive what uses them).
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
-  net::EventLoop loop("echo-server");
+  net::EventLoop loop("echo-server", cfg.loop);
   net::TcpServer server(loop, timer, cfg.server, echoHandler());
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();

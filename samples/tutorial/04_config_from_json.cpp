@@ -42,7 +42,7 @@ bool showErrors() {
 // The options from the document, at work: a client connects to a server and heartbeats.
 bool useIt(const config::Config& cfg) {
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
-  net::EventLoop loop("tutorial-04");
+  net::EventLoop loop("tutorial-04", cfg.loop);
   net::TcpServer server(loop, timer, cfg.server, net::ChannelHandler{});
   net::ClientOptions clientOptions = cfg.client;
   clientOptions.server.port = server.listen();  // the document asked for any free port

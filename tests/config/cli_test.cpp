@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,14 @@ TEST_CASE("cli: a valid file prints its effective configuration and exits 0") {
   CHECK(r.status == cli::kValid);
   CHECK(r.err.empty());
   CHECK(r.out == wheelbeat::config::toJson(wheelbeat::config::load(sample("server.json"))));
+}
+
+TEST_CASE("cli: the effective configuration fills in the loop and server limits") {
+  const Run r = run({"validate", sample("minimal.json")});
+  CHECK(r.status == cli::kValid);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["loop"] == nlohmann::json{{"max_partial_bytes", 33554432}});
+  CHECK(j["server"]["max_connections"] == 0);
 }
 
 TEST_CASE("cli: several valid files print one document each in order") {

@@ -14,7 +14,7 @@ TEST_SUITE("config") {
 TEST_CASE("defaults: the empty document equals a default Config") {
   CHECK(loadString("{}") == Config{});
   CHECK(loadString(R"({"wheel":{},"heartbeat":{},"retry":{},"retry_budget":{},"failback":{},
-                       "registry":{},"server":{},"client":{}})") == Config{});
+                       "loop":{},"registry":{},"server":{},"client":{}})") == Config{});
 }
 
 TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has one)") {
@@ -27,8 +27,10 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.retry.empty());
   CHECK(c.failback.registryRetry.backoff == wheelbeat::tasks::Backoff::Fixed);
   CHECK(c.failback.invocationRetry.maxAttempts == 3);
+  CHECK(c.loop.maxPartialBytes == 32u << 20);
   CHECK(c.registry.session == 60s);
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"0.0.0.0", 20880});
+  CHECK(c.server.maxConnections == 0);  // unlimited
   CHECK(c.client.connectTimeout == 3s);
   CHECK(c.client.codec.maxBodyBytes == 8u << 20);
 }
@@ -59,13 +61,25 @@ TEST_CASE("defaults: boundary values are accepted") {
     "retry":{"p":{"initial_delay":"3s","max_delay":"3s","multiplier":1,"jitter_ratio":1,
                   "max_attempts":0}},
     "retry_budget":{"ratio":1000,"min_retries_per_second":0,"window":"1ms"},
+    "loop":{"max_partial_bytes":18446744073709551615},
     "registry":{"session":"1s","address":"h:65535"},
-    "server":{"listen":"[::]:0","backlog":65535,"max_body":2147483647,"max_send_queue":2147483663},
+    "server":{"listen":"[::]:0","backlog":65535,"max_connections":18446744073709551615,
+              "max_body":2147483647,"max_send_queue":2147483663},
     "client":{"server":"a:1","max_body":1,"max_send_queue":17}})");
   CHECK(c.wheel.ticksPerWheel == 1073741824);
   CHECK(c.heartbeat.idleTimeout == 2min);
+  CHECK(c.loop.maxPartialBytes == 18446744073709551615u);
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"::", 0});
+  CHECK(c.server.maxConnections == 18446744073709551615u);
   CHECK(c.client.maxSendQueueBytes == 17);
+}
+
+TEST_CASE("defaults: 0 is accepted where it means unlimited") {
+  const Config c = loadString(R"({"loop":{"max_partial_bytes":0},"server":{"max_connections":0},
+                                  "wheel":{"max_pending":0}})");
+  CHECK(c.loop.maxPartialBytes == 0);
+  CHECK(c.server.maxConnections == 0);
+  CHECK(c.wheel.maxPendingTimeouts == 0);
 }
 
 }  // TEST_SUITE("config")

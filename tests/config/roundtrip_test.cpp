@@ -40,9 +40,11 @@ Config everythingChanged() {
   c.retry = {{"payments", oddPolicy(1)}, {"odd name ~/", oddPolicy(2)}};
   c.retryBudget = {0.75, 3, 1500us};
   c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
+  c.loop.maxPartialBytes = 0;  // unlimited
   c.registry = {wheelbeat::net::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
+  c.server.maxConnections = 1000;
   c.server.codec.maxBodyBytes = 1000;
   c.server.maxSendQueueBytes = 1016;
   c.client.server = {"example.org", 1};
@@ -100,6 +102,10 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(j["retry_budget"]["window"] == "1500us");
   CHECK(j["registry"]["address"] == "[fe80::1]:6379");
   CHECK(j["server"]["listen"] == "[::]:0");
+  CHECK(j["server"]["max_connections"] == 1000);
+  CHECK(j["loop"]["max_partial_bytes"] == 0);
+  CHECK(nlohmann::json::parse(toJson(Config{}))["loop"]["max_partial_bytes"] == 33554432);
+  CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["max_connections"] == 0);
   CHECK(j["log_level"] == "debug");
   CHECK(nlohmann::json::parse(toJson(Config{}))["retry"]["payments"].is_null());
   CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["idle_timeout"] == 0);
@@ -124,12 +130,14 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.failback.registryRetry.ignore = {"x"}; },
       [](Config& c) { c.failback.invocationRetry.retryOn = {"x"}; },
       [](Config& c) { c.failback.maxPendingRetries = 1; },
+      [](Config& c) { c.loop.maxPartialBytes = 0; },
       [](Config& c) { c.registry.kind = wheelbeat::net::RegistryKind::Redis; },
       [](Config& c) { c.registry.address.port = 1; },
       [](Config& c) { c.registry.group = "x"; },
       [](Config& c) { c.registry.session = 2s; },
       [](Config& c) { c.server.listen.host = "x"; },
       [](Config& c) { c.server.backlog = 1; },
+      [](Config& c) { c.server.maxConnections = 1; },
       [](Config& c) { c.server.codec.maxBodyBytes = 1; },
       [](Config& c) { c.server.maxSendQueueBytes = 1; },
       [](Config& c) { c.server.heartbeat.seed = 1; },

@@ -86,7 +86,7 @@ TEST_CASE("schema: draft 2020-12 and additionalProperties false on every fixed o
     CHECK(target["additionalProperties"] == false);
     ++objects;
   });
-  CHECK(objects == 8);  // wheel heartbeat retry/* retry_budget failback registry server client
+  CHECK(objects == 9);  // wheel heartbeat retry/* retry_budget failback loop registry server client
 }
 
 TEST_CASE("schema: every default is the loader's default") {
@@ -106,7 +106,7 @@ TEST_CASE("schema: every default is the loader's default") {
     CHECK(wheelbeat::config::loadString(document.dump()) == wheelbeat::config::Config{});
     ++checked;
   });
-  CHECK(checked == 46);
+  CHECK(checked == 49);
 }
 
 TEST_CASE("samples: every sample config loads without error") {

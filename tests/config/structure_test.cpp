@@ -25,8 +25,8 @@ TEST_SUITE("config") {
 TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
   const std::vector<Level> levels = {
       {R"({"x":1})", "/x",
-       "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, registry, server, "
-       "client"},
+       "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, registry, "
+       "server, client"},
       {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
       {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
        "a known key: interval, idle_timeout, close_timeout, reconnect, seed"},
@@ -38,9 +38,10 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
        "a known key: check, registry_retry, invocation_retry, max_pending_retries"},
       {R"({"failback":{"registry_retry":{"x":1}}})", "/failback/registry_retry/x", kPolicyKeys},
       {R"({"failback":{"invocation_retry":{"x":1}}})", "/failback/invocation_retry/x", kPolicyKeys},
+      {R"({"loop":{"x":1}})", "/loop/x", "a known key: max_partial_bytes"},
       {R"({"registry":{"x":1}})", "/registry/x", "a known key: kind, address, group, session"},
       {R"({"server":{"x":1}})", "/server/x",
-       "a known key: listen, backlog, max_body, max_send_queue"},
+       "a known key: listen, backlog, max_connections, max_body, max_send_queue"},
       {R"({"client":{"x":1}})", "/client/x",
        "a known key: server, connect_timeout, max_body, max_send_queue"},
   };
@@ -65,6 +66,8 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
       {"/failback/check", "true or false"},
       {"/registry/kind", R"(one of "embedded", "redis")"},
       {"/registry/group", "a non-empty string without whitespace"},
+      {"/loop/max_partial_bytes", "an integer >= 0 (bytes; 0 = unlimited)"},
+      {"/server/max_connections", "an integer >= 0 (0 = unlimited)"},
       {"/server/max_body", "an integer in 1..2147483647"},
   };
   for (const auto& [pointer, expected] : cases) {
@@ -82,7 +85,7 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
 
 TEST_CASE("type errors: a section that is not an object") {
   for (const std::string section :
-       {"wheel", "heartbeat", "retry_budget", "failback", "registry", "server", "client"}) {
+       {"wheel", "heartbeat", "retry_budget", "failback", "loop", "registry", "server", "client"}) {
     CAPTURE(section);
     CHECK(wbtest::messagesOf(R"({")" + section + R"(":"on"})") ==
           std::vector<std::string>{"/" + section + R"(: "on" (expected: an object))"});

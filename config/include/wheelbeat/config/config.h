@@ -45,6 +45,7 @@ struct Config {
   std::map<std::string, tasks::RetryOptions> retry;  // "retry": named policies
   tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
   tasks::FailbackOptions failback{};                 // "failback"
+  net::LoopOptions loop{};                           // "loop": for net::EventLoop's constructor
   net::RegistryOptions registry{};                   // "registry"
   net::ServerOptions server{};                       // "server"
   net::ClientOptions client{};                       // "client"
