@@ -47,7 +47,11 @@ ChannelCore::ChannelCore(const ChannelConfig& config)
       handler_(config.handler),
       codec_(config.codec),
       maxSendQueueBytes_(config.maxSendQueueBytes),
-      id_(nextChannelId.fetch_add(1, std::memory_order_relaxed)) {
+      id_(nextChannelId.fetch_add(1, std::memory_order_relaxed)),
+      detector_(config.heartbeat.detector == tasks::DetectorKind::Phi
+                    ? std::make_unique<tasks::PhiAccrualDetector>(config.heartbeat.phi,
+                                                                  config.heartbeat.heartbeat)
+                    : nullptr) {
   stampBoth();
 }
 
@@ -226,7 +230,9 @@ void ChannelCore::dropOutbox() noexcept {
 
 void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   if (&stream != stream_ || stream.isClosing()) return;
-  lastRead_.store(timer_.now().count(), std::memory_order_release);
+  const auto now = timer_.now();
+  lastRead_.store(now.count(), std::memory_order_release);
+  if (detector_) detector_->heartbeat(now);
   inRead_ = true;
   DecodeError error = DecodeError::None;
   try {
@@ -319,6 +325,10 @@ void ChannelCore::setCurrent(Stream* stream) noexcept { stream_ = stream; }
 void ChannelCore::attach(Stream* stream) noexcept {
   stream_ = stream;
   stampBoth();
+  if (detector_) {  // a new connection: its own history, starting now
+    detector_->reset();
+    detector_->heartbeat(timer_.now());
+  }
   uv_tcp_nodelay(stream->tcp(), 1);  // heartbeats and small frames must not wait for Nagle
   if (NetError e = stream->startReading()) {
     closeStream(*stream, reasonFromError(e, false, "start reading"));

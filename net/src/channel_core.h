@@ -13,6 +13,8 @@
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/tasks/failure_detector.h>
+#include <wheelbeat/tasks/heartbeat_tasks.h>
 
 #include <any>
 #include <atomic>
@@ -29,6 +31,9 @@ struct ChannelConfig {
   std::shared_ptr<const ChannelHandler> handler;
   CodecOptions codec;
   std::size_t maxSendQueueBytes;
+  // The channel keeps a φ-accrual detector when heartbeat.detector is Phi (read in the
+  // constructor only).
+  const tasks::HeartbeatOptions& heartbeat;
 };
 
 class ChannelCore : public Channel,
@@ -61,6 +66,9 @@ public:
   [[nodiscard]] std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override;
   [[nodiscard]] std::size_t queuedBytes() const noexcept override;
   [[nodiscard]] std::uint64_t heartbeatsAnswered() const noexcept override;
+  [[nodiscard]] const tasks::PhiAccrualDetector* phiDetector() const noexcept override {
+    return detector_.get();
+  }
 
   // Read path (loop): called by the current Stream.
   void onRead(Stream& stream, std::string_view data) noexcept;
@@ -119,6 +127,7 @@ private:
   const std::uint64_t id_;
   Endpoint remote_;
   std::any attachment_;
+  const std::unique_ptr<tasks::PhiAccrualDetector> detector_;  // Phi only: fed by every read
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock

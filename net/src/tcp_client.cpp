@@ -286,8 +286,10 @@ TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptio
   validate(options);
   const std::size_t maxQueue = options.maxSendQueueBytes;
   const CodecOptions codec = options.codec;
+  // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{
-      loop, timer, std::make_shared<const ChannelHandler>(std::move(handler)), codec, maxQueue};
+      loop,  timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
+      codec, maxQueue, options.heartbeat};
   channel_ =
       std::make_shared<detail::ClientChannel>(config, std::move(options), std::move(onStateChange));
 }

@@ -42,6 +42,36 @@ const HeartbeatOptions& checked(const HeartbeatOptions& o) {
   return o;
 }
 
+// Runs a nested validate(), renaming its messages: "RetryOptions.maxDelay = ..." becomes
+// "HeartbeatOptions.reconnectBackoff.maxDelay = ...".
+template <typename Check>
+void nested(std::string_view field, std::string_view prefix, Check check) {
+  try {
+    check();
+  } catch (const std::invalid_argument& e) {
+    std::string_view message = e.what();
+    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+    throw std::invalid_argument(fmt::format("HeartbeatOptions.{}.{}", field, message));
+  }
+}
+
+// How often the reconnect and close tasks check: a third of their timeout, or with the φ detector
+// a third of the heartbeat (φ can cross its threshold well before the timeout).
+nanoseconds checkEvery(const HeartbeatOptions& o, nanoseconds timeout) noexcept {
+  return o.detector == DetectorKind::Phi ? std::min(timeout, o.heartbeat) / 3 : timeout / 3;
+}
+
+// "phi 8.4 >= 8 after read idle 2.3s", or "" while the channel's detector does not suspect it
+// (or it keeps none).
+std::string suspicion(const Channel& channel, nanoseconds now, nanoseconds readIdle) {
+  const PhiAccrualDetector* detector = channel.phiDetector();
+  if (detector == nullptr) return {};
+  const double phi = detector->phi(now);
+  if (phi < detector->options().threshold) return {};
+  return fmt::format("phi {:.1f} >= {} after read idle {}", phi, detector->options().threshold,
+                     formatDuration(readIdle));
+}
+
 std::string readIdleReason(nanoseconds idle, nanoseconds timeout) {
   return fmt::format("read idle {} >= idleTimeout {}", formatDuration(idle),
                      formatDuration(timeout));
@@ -70,14 +100,8 @@ void validate(const HeartbeatOptions& o) {
   if (o.closeTimeout < nanoseconds(0)) {
     reject("closeTimeout", formatDuration(o.closeTimeout), ">= 0");
   }
-  try {
-    validate(o.reconnectBackoff);
-  } catch (const std::invalid_argument& e) {
-    constexpr std::string_view kPrefix = "RetryOptions.";
-    std::string_view message = e.what();
-    if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
-    throw std::invalid_argument(fmt::format("HeartbeatOptions.reconnectBackoff.{}", message));
-  }
+  nested("reconnectBackoff", "RetryOptions.", [&] { validate(o.reconnectBackoff); });
+  nested("phi", "PhiOptions.", [&] { validate(o.phi); });
 }
 
 // HeartbeatTimerTask
@@ -118,7 +142,8 @@ ReconnectTimerTask::ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer&
                                        std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
       idleTimeout_(options.idleTimeout),
-      interval_(idleTimeout_ / 3),
+      interval_(checkEvery(options, idleTimeout_)),
+      phi_(options.detector == DetectorKind::Phi),
       retry_(options.reconnectBackoff, timer.now(), options.seed) {}
 
 nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
@@ -127,9 +152,13 @@ nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
   if (!channel.isConnected()) return attemptIfDue(channel, now);
   scheduled_.reset();  // connected again by someone else: what was planned is moot
   const nanoseconds readIdle = now - channel.lastRead();
-  if (readIdle >= idleTimeout_ && !deferredForInput(channel)) {
-    return attemptNow(channel, readIdleReason(readIdle, idleTimeout_), now);
+  std::string dead;
+  if (readIdle >= idleTimeout_) {
+    dead = readIdleReason(readIdle, idleTimeout_);
+  } else if (phi_) {
+    dead = suspicion(channel, now, readIdle);
   }
+  if (!dead.empty() && !deferredForInput(channel)) return attemptNow(channel, dead, now);
   retry_.reset(now);  // healthy: the next outage starts again at the initial delay
   return interval_;
 }
@@ -184,18 +213,22 @@ CloseTimerTask::CloseTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Chan
                                std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
       closeTimeout_(effectiveClose(checked(options))),
-      interval_(closeTimeout_ / 3) {}
+      interval_(checkEvery(options, closeTimeout_)),
+      phi_(options.detector == DetectorKind::Phi) {}
 
 nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
-  if (readIdle <= closeTimeout_ && writeIdle <= closeTimeout_) return interval_;
-  if (deferredForInput(channel)) return interval_;
-
-  const bool read = readIdle > closeTimeout_;
-  const std::string reason =
-      fmt::format("{} idle {} > closeTimeout {}", read ? "read" : "write",
-                  formatDuration(read ? readIdle : writeIdle), formatDuration(closeTimeout_));
+  std::string reason;
+  if (readIdle > closeTimeout_ || writeIdle > closeTimeout_) {
+    const bool read = readIdle > closeTimeout_;
+    reason =
+        fmt::format("{} idle {} > closeTimeout {}", read ? "read" : "write",
+                    formatDuration(read ? readIdle : writeIdle), formatDuration(closeTimeout_));
+  } else if (phi_) {
+    reason = suspicion(channel, now, readIdle);
+  }
+  if (reason.empty() || deferredForInput(channel)) return interval_;
   channel.close(reason);  // if this throws, the next check tries again
   finish("closed idle channel");
   count(&TaskMetrics::closes);

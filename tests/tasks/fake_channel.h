@@ -9,6 +9,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/tasks/abstract_timer_task.h>
 #include <wheelbeat/tasks/channel.h>
+#include <wheelbeat/tasks/failure_detector.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/task_listener.h>
 
@@ -58,6 +59,9 @@ public:
   bool isConnecting() const noexcept override { return connecting_.load(); }
   bool isClosed() const noexcept override { return closed_.load(); }
   bool hasUnreadInput() const noexcept override { return unreadInput.load(); }
+  const wheelbeat::tasks::PhiAccrualDetector* phiDetector() const noexcept override {
+    return detector.get();
+  }
 
   void sendHeartbeat() override {
     if (throwOnHeartbeat) throw std::runtime_error("heartbeat refused");
@@ -101,7 +105,10 @@ public:
   }
 
   // Scripting.
-  void read() { lastRead_.store(now().count()); }
+  void read() {
+    lastRead_.store(now().count());
+    if (detector) detector->heartbeat(now());
+  }
   void written() { lastWrite_.store(now().count()); }
   void traffic() {
     read();
@@ -133,6 +140,8 @@ public:
   std::atomic<bool> unreadInput{false};   // bytes wait unread: the loop is behind
   std::atomic<bool> attemptsHang{false};  // reconnect() stays connecting until endAttempt()
   std::function<void()> onDown;           // the owner's close event (e.g. task->wake())
+  // Set before the tasks start: fed by read(), like net/'s channels.
+  std::unique_ptr<wheelbeat::tasks::PhiAccrualDetector> detector;
 
 private:
   ns now() const { return clock_->now(); }

@@ -13,6 +13,10 @@
 #include <string_view>
 
 namespace wheelbeat::tasks {
+class PhiAccrualDetector;
+}
+
+namespace wheelbeat::tasks {
 
 class Channel {
 public:
@@ -33,6 +37,9 @@ public:
   // (the decision is taken on the wheel thread, the timestamps are written by the loop).
   // Thread: any. Default: false (the timestamps are always complete).
   [[nodiscard]] virtual bool hasUnreadInput() const noexcept { return false; }
+  // The φ-accrual detector fed with this channel's inbound frames, if it keeps one
+  // (HeartbeatOptions::detector = Phi). Thread: any. Default: none.
+  [[nodiscard]] virtual const PhiAccrualDetector* phiDetector() const noexcept { return nullptr; }
 
   // Actions. Thread: the wheel thread (inside a task). An implementation hands the work to its
   // own loop and returns at once: it must never block the wheel. An exception thrown here is

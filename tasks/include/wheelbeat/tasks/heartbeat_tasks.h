@@ -15,6 +15,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/tasks/abstract_timer_task.h>
 #include <wheelbeat/tasks/channel.h>
+#include <wheelbeat/tasks/failure_detector.h>
 #include <wheelbeat/tasks/retry_policy.h>
 #include <wheelbeat/tasks/task_listener.h>
 
@@ -41,6 +42,12 @@ struct HeartbeatOptions {
   // Seed of the reconnect jitter. 0 = a fresh one from std::random_device for each task, so a
   // fleet does not reconnect in lockstep; a fixed seed shared by many channels would.
   std::uint64_t seed = 0;
+  // Which rule finds a silent connection dead (failure_detector.h). Fixed: read idle >=
+  // idleTimeout (client) / closeTimeout (server). Phi: also as soon as the channel's φ-accrual
+  // detector reaches phi.threshold, checked every heartbeat / 3; the fixed timeouts remain the
+  // upper bound.
+  DetectorKind detector = DetectorKind::Fixed;
+  PhiOptions phi{};
 
   // A copy with the 0-defaults filled in (idleTimeout, closeTimeout, seed). Products saturate.
   [[nodiscard]] HeartbeatOptions resolved() const;
@@ -49,7 +56,8 @@ struct HeartbeatOptions {
 // Throws std::invalid_argument naming the first bad field, its value and the expectation, e.g.
 // "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * heartbeat = 2m)". Rules: heartbeat
 // > 0; idleTimeout 0 or >= 2 * heartbeat; closeTimeout >= 0; reconnectBackoff valid (its
-// messages read "HeartbeatOptions.reconnectBackoff.maxDelay = ...").
+// messages read "HeartbeatOptions.reconnectBackoff.maxDelay = ..."); phi valid
+// ("HeartbeatOptions.phi.threshold = ...").
 void validate(const HeartbeatOptions& options);
 
 // Client: keeps the connection's traffic alive. Each run: if the channel is connected and
@@ -119,6 +127,7 @@ private:
 
   const std::chrono::nanoseconds idleTimeout_;
   const std::chrono::nanoseconds interval_;
+  const bool phi_;  // also ask the channel's φ detector
   // Wheel thread only.
   RetryState retry_;
   struct Scheduled {  // an attempt granted by retry_, not made yet
@@ -149,6 +158,7 @@ protected:
 private:
   const std::chrono::nanoseconds closeTimeout_;
   const std::chrono::nanoseconds interval_;
+  const bool phi_;  // also ask the channel's φ detector
 };
 
 }  // namespace wheelbeat::tasks
