@@ -43,7 +43,7 @@ bool same(const tasks::FailbackOptions& a, const tasks::FailbackOptions& b) {
          same(a.registryRetry, b.registryRetry) && same(a.invocationRetry, b.invocationRetry);
 }
 
-bool same(const net::RegistryOptions& a, const net::RegistryOptions& b) {
+bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b) {
   return std::tie(a.kind, a.address, a.group, a.session) ==
          std::tie(b.kind, b.address, b.group, b.session);
 }

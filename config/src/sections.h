@@ -65,7 +65,7 @@ bool readFailback(Errors& errors, const Json& value, const std::string& pointer,
 [[nodiscard]] std::vector<KeyInfo> failbackKeys();
 
 bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
-                  net::RegistryOptions& out);
+                  registry::RegistryOptions& out);
 bool readServer(Errors& errors, const Json& value, const std::string& pointer,
                 net::ServerOptions& out);
 bool readClient(Errors& errors, const Json& value, const std::string& pointer,

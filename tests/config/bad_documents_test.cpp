@@ -117,8 +117,10 @@ const std::vector<Bad> kBad = {
     {R"({"failback":{"registry_retry":{"initial_delay":"10s"}}})",
      {e(R"(/failback/registry_retry/initial_delay: "10s")", "<= max_delay = 5s")}},
     // registry
-    {R"({"registry":{"kind":"zookeeper"}})",
-     {e(R"(/registry/kind: "zookeeper")", R"(one of "embedded", "redis")")}},
+    {R"({"registry":{"kind":"etcd"}})",
+     {e(R"(/registry/kind: "etcd")", R"(one of "embedded", "redis", "zookeeper")")}},
+    {R"({"registry":{"kind":"ZooKeeper"}})",
+     {e(R"(/registry/kind: "ZooKeeper")", R"(one of "embedded", "redis", "zookeeper")")}},
     {R"({"registry":{"address":"localhost"}})",
      {e(R"(/registry/address: "localhost")", kEndpoint)}},
     {R"({"registry":{"address":"localhost:0"}})",

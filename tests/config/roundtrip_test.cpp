@@ -40,7 +40,7 @@ Config everythingChanged() {
   c.retry = {{"payments", oddPolicy(1)}, {"odd name ~/", oddPolicy(2)}};
   c.retryBudget = {0.75, 3, 1500us};
   c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
-  c.registry = {wheelbeat::net::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
+  c.registry = {wheelbeat::registry::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
   c.server.codec.maxBodyBytes = 1000;
@@ -85,6 +85,21 @@ TEST_CASE("round trip: defaults and every sample come back equal") {
   }
 }
 
+TEST_CASE("round trip: every registry kind comes back by its name") {
+  using wheelbeat::registry::RegistryKind;
+  for (const auto& [kind, name] : std::vector<std::pair<RegistryKind, std::string>>{
+           {RegistryKind::Embedded, "embedded"},
+           {RegistryKind::Redis, "redis"},
+           {RegistryKind::ZooKeeper, "zookeeper"}}) {
+    CAPTURE(name);
+    Config c;
+    c.registry.kind = kind;
+    CHECK(nlohmann::json::parse(toJson(c))["registry"]["kind"] == name);
+    CHECK(loadString(toJson(c)) == c);
+    CHECK(loadString(fmt::format(R"({{"registry":{{"kind":"{}"}}}})", name)).registry.kind == kind);
+  }
+}
+
 TEST_CASE("round trip: toJson writes every known key and nothing else") {
   std::set<std::string> written;
   collectPaths(nlohmann::json::parse(toJson(everythingChanged())), "", written);
@@ -124,7 +139,8 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.failback.registryRetry.ignore = {"x"}; },
       [](Config& c) { c.failback.invocationRetry.retryOn = {"x"}; },
       [](Config& c) { c.failback.maxPendingRetries = 1; },
-      [](Config& c) { c.registry.kind = wheelbeat::net::RegistryKind::Redis; },
+      [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::Redis; },
+      [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::ZooKeeper; },
       [](Config& c) { c.registry.address.port = 1; },
       [](Config& c) { c.registry.group = "x"; },
       [](Config& c) { c.registry.session = 2s; },

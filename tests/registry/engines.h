@@ -1,16 +1,17 @@
-// The two registry engines behind one face, so every contract test runs against both:
+// The registry engines' servers behind one face (Fixture), so every contract test runs against
+// each:
 //   embedded  a RegistryServer in-process (down = destroyed, up = recreated on the same port)
 //   redis     a redis-server child (down = SIGKILL, up = restarted on the same port, empty)
 // plus the helpers the contract and redis suites share (a recording NotifyListener, fast
 // options: session 1 s, heartbeat 100 ms, retries every 50 ms).
 #pragma once
 
-#include "../support.h"
-#include "redis_server.h"
+#include "../net/support.h"
+#include "redis/redis_server.h"
 
-#include <wheelbeat/net/redis_registry.h>
-#include <wheelbeat/net/registry.h>
-#include <wheelbeat/net/registry_server.h>
+#include <wheelbeat/registry/redis_engine.h>
+#include <wheelbeat/registry/registry.h>
+#include <wheelbeat/registry/registry_server.h>
 
 #include <algorithm>
 #include <map>
@@ -20,6 +21,7 @@
 namespace wbcontract {
 
 using namespace wbnet;
+using namespace wheelbeat::registry;
 using TaskResult = wheelbeat::tasks::CallResult;
 using wheelbeat::tasks::NotifyListener;
 
@@ -28,9 +30,9 @@ enum class EngineKind { Embedded, Redis };
 inline const std::string kUrl = "wheelbeat://127.0.0.1:20880/greeter";
 inline const std::string kUrl2 = "wheelbeat://127.0.0.1:20881/greeter";
 
-class Engine {
+class Fixture {
 public:
-  virtual ~Engine() = default;
+  virtual ~Fixture() = default;
   [[nodiscard]] virtual EngineKind kind() const = 0;
   [[nodiscard]] virtual std::uint16_t port() const = 0;
   virtual void down() = 0;
@@ -57,9 +59,9 @@ public:
   }
 };
 
-class EmbeddedEngine final : public Engine {
+class EmbeddedFixture final : public Fixture {
 public:
-  explicit EmbeddedEngine(Env& env) : env_(env) { up(); }
+  explicit EmbeddedFixture(Env& env) : env_(env) { up(); }
   EngineKind kind() const override { return EngineKind::Embedded; }
   std::uint16_t port() const override { return port_; }
   void down() override {
@@ -87,18 +89,18 @@ private:
   std::optional<RegistryServer> server_;
 };
 
-class RedisEngine final : public Engine {
+class RedisFixture final : public Fixture {
 public:
   EngineKind kind() const override { return EngineKind::Redis; }
   std::uint16_t port() const override { return server_.port(); }
   void down() override { server_.kill(); }
   void up() override { REQUIRE(server_.start()); }
   std::vector<std::string> stored(const std::string& service) override {
-    auto r = server_.command({"HKEYS", RedisRegistry::providersKey("dubbo", service)});
+    auto r = server_.command({"HKEYS", RedisEngine::providersKey("dubbo", service)});
     std::sort(r.items.begin(), r.items.end());
     return r.items;
   }
-  // Session 1 s (redis_registry.h): listed >= session / 2 (a 100 ms margin for the wheel tick
+  // Session 1 s (redis_engine.h): listed >= session / 2 (a 100 ms margin for the wheel tick
   // and the loop), gone by 1.5 × session (+ 1 s of margin).
   ns minimumLife() const override { return 400ms; }
   ns removalBound() const override { return 2500ms; }
@@ -108,9 +110,9 @@ private:
   wbredis::RedisServer server_;
 };
 
-inline std::unique_ptr<Engine> makeEngine(EngineKind kind, Env& env) {
-  if (kind == EngineKind::Embedded) return std::make_unique<EmbeddedEngine>(env);
-  return std::make_unique<RedisEngine>();
+inline std::unique_ptr<Fixture> makeFixture(EngineKind kind, Env& env) {
+  if (kind == EngineKind::Embedded) return std::make_unique<EmbeddedFixture>(env);
+  return std::make_unique<RedisFixture>();
 }
 
 }  // namespace wbcontract

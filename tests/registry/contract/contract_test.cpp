@@ -2,7 +2,7 @@
 // the engine kind, and CONTRACT() registers it twice, as "contract embedded: ..." and
 // "contract redis: ...", so each engine has its own ctest test (names free of '[', ']', ';', ',').
 // Registries are built through makeRegistry(), as an application would.
-#include "engines.h"
+#include "engines.h"  // tests/registry/
 
 using namespace wbcontract;
 
@@ -16,7 +16,7 @@ std::unique_ptr<Registry> started(Env& env, RegistrySetup setup) {
 
 void registerAndUnregister(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   auto provider = started(env, engine->setup());
   auto consumer = started(env, engine->setup());
   CHECK(provider->isConnected());
@@ -35,7 +35,7 @@ void registerAndUnregister(EngineKind kind) {
 
 void twoProvidersOneLeaves(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   auto first = started(env, engine->setup());
   auto second = started(env, engine->setup());
   auto consumer = started(env, engine->setup());
@@ -51,7 +51,7 @@ void twoProvidersOneLeaves(EngineKind kind) {
 
 void deadProviderDisappears(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   auto consumer = started(env, engine->setup());
   auto watcher = std::make_shared<Watcher>();
   consumer->subscribe("greeter", watcher);
@@ -71,7 +71,7 @@ void deadProviderDisappears(EngineKind kind) {
 
 void engineRestarted(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   auto provider = started(env, engine->setup());
   auto consumer = started(env, engine->setup());
   auto watcher = std::make_shared<Watcher>();
@@ -97,7 +97,7 @@ void engineRestarted(EngineKind kind) {
 
 void callsRetriedUntilUp(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   engine->down();
   auto provider = started(env, engine->setup());
   CHECK_FALSE(provider->isConnected());
@@ -110,7 +110,7 @@ void callsRetriedUntilUp(EngineKind kind) {
 
 void checkReportsUnreachable(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   engine->down();
   RegistrySetup setup = engine->setup();
   setup.failback.check = true;
@@ -129,7 +129,7 @@ void checkReportsUnreachable(EngineKind kind) {
 
 void malformedInputRefused(EngineKind kind) {
   Env env;
-  auto engine = makeEngine(kind, env);
+  auto engine = makeFixture(kind, env);
   auto client = makeRegistry(env.loop, env.timer, engine->setup());
   CHECK_THROWS_AS(client->registerUrl("greeter"), std::invalid_argument);
   CHECK_THROWS_AS(client->unregisterUrl("wheelbeat://h:1/a b"), std::invalid_argument);
@@ -145,7 +145,7 @@ void malformedInputRefused(EngineKind kind) {
   TEST_CASE("contract embedded: " title) { fn(EngineKind::Embedded); } \
   TEST_CASE("contract redis: " title) { fn(EngineKind::Redis); }
 
-TEST_SUITE("registry") {
+TEST_SUITE("registry-contract") {
 CONTRACT("a subscriber sees a provider register and unregister", registerAndUnregister)
 CONTRACT("two providers and one leaves", twoProvidersOneLeaves)
 CONTRACT("a provider that dies without unregistering disappears in bound", deadProviderDisappears)
@@ -153,4 +153,4 @@ CONTRACT("an engine restarted mid-test gets every registration back", engineRest
 CONTRACT("calls made while the engine is down are retried until it is up", callsRetriedUntilUp)
 CONTRACT("check=true reports an unreachable engine at once", checkReportsUnreachable)
 CONTRACT("malformed urls and services are refused before any call", malformedInputRefused)
-}  // TEST_SUITE("registry")
+}  // TEST_SUITE("registry-contract")

@@ -1,15 +1,15 @@
 // RegistryBook: providers per service with session ownership, subscribers, and what a dropped
 // session (a provider or consumer whose connection died) changes — exact lists every time.
-#include <wheelbeat/net/registry_book.h>
+#include "embedded/registry_book.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-using wheelbeat::net::RegistryBook;
-using wheelbeat::net::RegistryChange;
-using wheelbeat::net::SessionId;
+using wheelbeat::registry::RegistryBook;
+using wheelbeat::registry::RegistryChange;
+using wheelbeat::registry::SessionId;
 using Urls = std::vector<std::string>;
 using Sessions = std::vector<SessionId>;
 

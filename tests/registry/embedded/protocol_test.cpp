@@ -1,18 +1,18 @@
 // The embedded registry's wire text: exact bodies, round trips, and every malformed input
 // refused with a message naming the text and the expectation.
-#include <wheelbeat/net/registry_protocol.h>
+#include "embedded/registry_protocol.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-using wheelbeat::net::decodeRegistryMessage;
-using wheelbeat::net::encodeRegistryMessage;
-using wheelbeat::net::RegistryCommand;
-using wheelbeat::net::RegistryMessage;
-using wheelbeat::net::RegistryProtocolError;
-using wheelbeat::net::serviceOfUrl;
+using wheelbeat::registry::decodeRegistryMessage;
+using wheelbeat::registry::encodeRegistryMessage;
+using wheelbeat::registry::RegistryCommand;
+using wheelbeat::registry::RegistryMessage;
+using wheelbeat::registry::RegistryProtocolError;
+using wheelbeat::registry::serviceOfUrl;
 
 namespace {
 

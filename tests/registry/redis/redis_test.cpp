@@ -1,6 +1,6 @@
 // What only the Redis engine has: the data model on the server (hash, wall-clock expiry), renewal
 // across sessions, half-open detection of a frozen server, error replies, construction rules.
-#include "engines.h"
+#include "engines.h"  // tests/registry/
 
 #include <charconv>
 
@@ -14,26 +14,28 @@ std::int64_t wallMs() {
       .count();
 }
 
-std::int64_t expiryOf(RedisEngine& engine, const std::string& url) {
+std::int64_t expiryOf(RedisFixture& engine, const std::string& url) {
   const auto r = engine.server().command({"HGET", "/dubbo/greeter/providers", url});
   std::int64_t v = -1;
   if (r.type == '$') std::from_chars(r.text.data(), r.text.data() + r.text.size(), v);
   return v;
 }
 
-std::unique_ptr<RedisRegistry> started(Env& env, RegistrySetup setup) {
-  auto r = std::make_unique<RedisRegistry>(env.loop, env.timer, std::move(setup));
+std::unique_ptr<Registry> started(Env& env, RegistrySetup setup) {
+  auto r = makeRegistry(env.loop, env.timer, std::move(setup));
   r->start();
   return r;
 }
 
+RedisEngine& redisOf(Registry& r) { return dynamic_cast<RedisEngine&>(r.engine()); }
+
 }  // namespace
 
-TEST_SUITE("registry") {
+TEST_SUITE("redis") {
 
 TEST_CASE("redis registry: a registration is a hash field whose value is now + session in ms") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   auto provider = started(env, engine.setup());
   const auto before = wallMs();
   std::atomic<bool> done{false};
@@ -43,13 +45,13 @@ TEST_CASE("redis registry: a registration is a hash field whose value is now + s
   const auto expiry = expiryOf(engine, kUrl);
   CHECK(expiry >= before + 1000);
   CHECK(expiry <= after + 1000);
-  CHECK(RedisRegistry::providersKey("dubbo", "greeter") == "/dubbo/greeter/providers");
-  CHECK(provider->removalBound() == 1500ms);
+  CHECK(RedisEngine::providersKey("dubbo", "greeter") == "/dubbo/greeter/providers");
+  CHECK(redisOf(*provider).removalBound() == 1500ms);
 }
 
 TEST_CASE("redis registry: renewal keeps a live registration beyond several sessions") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   auto provider = started(env, engine.setup());
   auto consumer = started(env, engine.setup());
   auto watcher = std::make_shared<Watcher>();
@@ -74,23 +76,23 @@ TEST_CASE("redis registry: renewal keeps a live registration beyond several sess
 
 TEST_CASE("redis registry: a frozen server is detected within the idle timeout and recovered") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   auto provider = started(env, engine.setup());
   auto consumer = started(env, engine.setup());
   auto watcher = std::make_shared<Watcher>();
   consumer->subscribe("greeter", watcher);
   provider->registerUrl(kUrl);
   REQUIRE(watcher->sees("greeter", {kUrl}));
-  const auto disconnects = provider->stats().disconnects;
+  const auto disconnects = redisOf(*provider).stats().disconnects;
   engine.server().pause();  // SIGSTOP: TCP stays up, nothing answers
   const auto frozen = Clock::now();
-  CHECK(waitFor([&] { return provider->stats().disconnects > disconnects; }, 3s));
+  CHECK(waitFor([&] { return redisOf(*provider).stats().disconnects > disconnects; }, 3s));
   // idleTimeout 300 ms + one check (33 ms) + a tick; the margin is for loaded machines.
   CHECK(Clock::now() - frozen < 1s);
   CHECK_FALSE(provider->isConnected());
   engine.server().resume();
   CHECK(waitFor([&] { return provider->isConnected() && consumer->isConnected(); }));
-  CHECK(waitFor([&] { return provider->stats().reconnects >= 1; }));
+  CHECK(waitFor([&] { return redisOf(*provider).stats().reconnects >= 1; }));
   CHECK(waitFor([&] { return engine.stored("greeter") == std::vector<std::string>{kUrl}; }));
   CHECK(watcher->sees("greeter", {kUrl}));
   CHECK(waitFor([&] {
@@ -101,7 +103,7 @@ TEST_CASE("redis registry: a frozen server is detected within the idle timeout a
 
 TEST_CASE("redis registry: an error reply fails the call with rejected") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   REQUIRE(engine.server().command({"SET", "/dubbo/greeter/providers", "not a hash"}).type == '+');
   RegistrySetup setup = engine.setup();
   setup.failback.check = true;  // a first failure is reported, not retried
@@ -126,7 +128,7 @@ TEST_CASE("redis registry: an error reply fails the call with rejected") {
 
 TEST_CASE("redis registry: unsubscribed listeners hear nothing more") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   auto provider = started(env, engine.setup());
   auto consumer = started(env, engine.setup());
   auto watcher = std::make_shared<Watcher>();
@@ -145,19 +147,21 @@ TEST_CASE("redis registry: unsubscribed listeners hear nothing more") {
 
 TEST_CASE("redis registry: construction checks the kind and the options") {
   Env env;
-  RedisEngine engine;
+  RedisFixture engine;
   RegistrySetup setup = engine.setup();
   auto made = makeRegistry(env.loop, env.timer, setup);
-  CHECK(dynamic_cast<RedisRegistry*>(made.get()) != nullptr);
+  CHECK(dynamic_cast<RedisEngine*>(&made->engine()) != nullptr);
   made->close();
   setup.registry.kind = RegistryKind::Embedded;
-  CHECK_THROWS_AS(RedisRegistry(env.loop, env.timer, setup), std::invalid_argument);
+  CHECK_THROWS_AS((void)makeRedisEngine(env.loop, env.timer, setup), std::invalid_argument);
   setup = engine.setup();
   setup.requestTimeout = 0ns;
-  CHECK_THROWS_AS(RedisRegistry(env.loop, env.timer, setup), std::invalid_argument);
+  CHECK_THROWS_AS((void)makeRedisEngine(env.loop, env.timer, setup), std::invalid_argument);
+  CHECK_THROWS_AS((void)makeRegistry(env.loop, env.timer, setup), std::invalid_argument);
   setup = engine.setup();
   setup.registry.session = 10ms;
-  CHECK_THROWS_AS(RedisRegistry(env.loop, env.timer, setup), std::invalid_argument);
+  CHECK_THROWS_AS((void)makeRedisEngine(env.loop, env.timer, setup), std::invalid_argument);
+  CHECK_THROWS_AS((void)makeRegistry(env.loop, env.timer, setup), std::invalid_argument);
 }
 
-}  // TEST_SUITE("registry")
+}  // TEST_SUITE("redis")

@@ -21,6 +21,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/options.h>
+#include <wheelbeat/registry/options.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/retry_budget.h>
@@ -45,7 +46,7 @@ struct Config {
   std::map<std::string, tasks::RetryOptions> retry;  // "retry": named policies
   tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
   tasks::FailbackOptions failback{};                 // "failback"
-  net::RegistryOptions registry{};                   // "registry"
+  wheelbeat::registry::RegistryOptions registry{};  // "registry"
   net::ServerOptions server{};                       // "server"
   net::ClientOptions client{};                       // "client"
 };

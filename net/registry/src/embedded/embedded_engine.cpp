@@ -1,92 +1,37 @@
+// The embedded engine: the RegistryBackend calls over one TcpClient to a RegistryServer.
+// Requests go out with Channel::request(); notify frames come in through onFrame and reach the
+// listeners of their service.
+#include "registry_protocol.h"
+
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
-#include <wheelbeat/net/registry_client.h>
-#include <wheelbeat/net/registry_protocol.h>
+#include <wheelbeat/registry/embedded_engine.h>
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
-// The RegistryBackend over one TcpClient. Requests go out with Channel::request(); notify frames
-// come in through onFrame and reach the listeners of their service.
-class RegistryClient::Backend final : public tasks::RegistryBackend,
-                                      public std::enable_shared_from_this<Backend> {
-public:
-  Backend(std::chrono::nanoseconds timeout) : timeout_(timeout) {}
+namespace {
 
-  void doRegister(const std::string& url, tasks::Completion done) override {
-    send({RegistryCommand::Register, url, {}}, std::move(done));
-  }
-  void doUnregister(const std::string& url, tasks::Completion done) override {
-    send({RegistryCommand::Unregister, url, {}}, std::move(done));
-  }
-  void doSubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
-                   tasks::Completion done) override {
-    {
-      std::lock_guard lock(mutex_);
-      listeners_[service].insert(std::move(l));
-    }
-    send({RegistryCommand::Subscribe, service, {}}, std::move(done));
-  }
-  void doUnsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
-                     tasks::Completion done) override {
-    {
-      std::lock_guard lock(mutex_);
-      if (auto it = listeners_.find(service); it != listeners_.end()) {
-        it->second.erase(l);
-        if (it->second.empty()) listeners_.erase(it);
-      }
-    }
-    send({RegistryCommand::Unsubscribe, service, {}}, std::move(done));
-  }
+// What comes in from the connection: notify frames for the listeners, connection events for
+// the Registry. Shared with the client's handler through a weak_ptr: the engine may be destroyed
+// on the loop thread (its last owner a completion), while the client is still closing.
+struct Inbound {
+  std::mutex mutex;
+  std::shared_ptr<EngineEvents> events;  // from start() until close()
+  std::map<std::string, std::set<std::shared_ptr<tasks::NotifyListener>>> listeners;
 
-  void onFrame(const FrameView& frame);
+  void onFrame(const net::FrameView& frame);
+  // From the handler, after the state change (the channel can send by then).
   void onAttemptOver(bool connected);
-  void waitFirstAttempt(std::chrono::nanoseconds bound);
-
-  std::optional<TcpClient> client;
-  std::function<void()> onReconnected;  // set once, before start()
-
-private:
-  void send(const RegistryMessage& message, tasks::Completion done);
-
-  const std::chrono::nanoseconds timeout_;
-  std::mutex mutex_;
-  std::condition_variable attempted_;
-  bool firstAttemptOver_ = false;
-  bool everConnected_ = false;
-  std::map<std::string, std::set<std::shared_ptr<tasks::NotifyListener>>> listeners_;
 };
 
-void RegistryClient::Backend::send(const RegistryMessage& message, tasks::Completion done) {
-  const std::string body = encodeRegistryMessage(message);
-  auto shared = std::make_shared<tasks::Completion>(std::move(done));
-  const RequestResult r = client->channel().request(
-      body, timeout_,
-      [shared](const CallResult& result) {
-        if (result.status != CallStatus::Ok) {
-          (*shared)(tasks::CallResult::failure(
-              result.status == CallStatus::Timeout ? "timeout" : "disconnected", result.error));
-        } else if (result.frameStatus != kStatusOk) {
-          (*shared)(tasks::CallResult::failure("rejected", result.body));
-        } else {
-          (*shared)(tasks::CallResult::success());
-        }
-      },
-      kRegistrySerialization);
-  if (r.sent != SendResult::Queued) {
-    (*shared)(tasks::CallResult::failure(
-        r.sent == SendResult::NotConnected ? "disconnected" : std::string(sendResultName(r.sent)),
-        fmt::format("registry request not sent: {}", sendResultName(r.sent))));
-  }
-}
-
-void RegistryClient::Backend::onFrame(const FrameView& frame) {
+void Inbound::onFrame(const net::FrameView& frame) {
   if (frame.serialization() != kRegistrySerialization || !frame.isRequest()) return;
   RegistryMessage m;
   try {
@@ -98,90 +43,149 @@ void RegistryClient::Backend::onFrame(const FrameView& frame) {
   if (m.command != RegistryCommand::Notify) return;
   std::vector<std::shared_ptr<tasks::NotifyListener>> targets;
   {
-    std::lock_guard lock(mutex_);
-    if (auto it = listeners_.find(m.subject); it != listeners_.end()) {
+    std::lock_guard lock(mutex);
+    if (auto it = listeners.find(m.subject); it != listeners.end()) {
       for (const auto& l : it->second) targets.push_back(l);
     }
   }
   for (const auto& l : targets) l->notify(m.subject, m.providers);
 }
 
-// From the handler (after the state change, once the channel can send): the first attempt is
-// over when it connected or failed; every connect after the first one recovers the registry's
-// view of this client.
-void RegistryClient::Backend::onAttemptOver(bool connected) {
-  bool recover = false;
+void Inbound::onAttemptOver(bool connected) {
+  std::shared_ptr<EngineEvents> e;
   {
-    std::lock_guard lock(mutex_);
-    firstAttemptOver_ = true;
-    if (connected) {
-      recover = everConnected_;
-      everConnected_ = true;
+    std::lock_guard lock(mutex);
+    e = events;
+  }
+  if (!e) return;
+  if (connected) {
+    e->connected();
+  } else {
+    e->disconnected();
+  }
+}
+
+class EmbeddedEngineImpl final : public EmbeddedEngine {
+public:
+  EmbeddedEngineImpl(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                     const RegistrySetup& setup);
+
+  void doRegister(const std::string& url, tasks::Completion done) override {
+    send({RegistryCommand::Register, url, {}}, std::move(done));
+  }
+  void doUnregister(const std::string& url, tasks::Completion done) override {
+    send({RegistryCommand::Unregister, url, {}}, std::move(done));
+  }
+  void doSubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
+                   tasks::Completion done) override {
+    {
+      std::lock_guard lock(inbound_->mutex);
+      inbound_->listeners[service].insert(std::move(l));
     }
+    send({RegistryCommand::Subscribe, service, {}}, std::move(done));
   }
-  attempted_.notify_all();
-  if (recover && onReconnected) onReconnected();
+  void doUnsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
+                     tasks::Completion done) override {
+    {
+      std::lock_guard lock(inbound_->mutex);
+      auto& listeners = inbound_->listeners;
+      if (auto it = listeners.find(service); it != listeners.end()) {
+        it->second.erase(l);
+        if (it->second.empty()) listeners.erase(it);
+      }
+    }
+    send({RegistryCommand::Unsubscribe, service, {}}, std::move(done));
+  }
+
+  void start(std::shared_ptr<EngineEvents> events) override {
+    {
+      std::lock_guard lock(inbound_->mutex);
+      inbound_->events = std::move(events);
+    }
+    client_->start();
+  }
+  void close() override {
+    client_->close();
+    std::lock_guard lock(inbound_->mutex);
+    inbound_->events.reset();
+  }
+  bool isConnected() const noexcept override { return state() == net::ClientState::Connected; }
+  net::ClientState state() const noexcept override { return client_->state(); }
+  net::TcpClient& connection() noexcept override { return *client_; }
+
+private:
+  void send(const RegistryMessage& message, tasks::Completion done);
+
+  const std::chrono::nanoseconds timeout_;
+  std::shared_ptr<Inbound> inbound_ = std::make_shared<Inbound>();
+  std::optional<net::TcpClient> client_;
+};
+
+net::ChannelHandler handlerOf(const std::shared_ptr<Inbound>& inbound) {
+  std::weak_ptr<Inbound> weak = inbound;
+  net::ChannelHandler handler;
+  handler.onFrame = [weak](net::Channel&, const net::FrameView& f) {
+    if (auto in = weak.lock()) in->onFrame(f);
+  };
+  handler.onConnected = [weak](net::Channel&) {
+    if (auto in = weak.lock()) in->onAttemptOver(true);
+  };
+  handler.onClosed = [weak](net::Channel&, const net::CloseReason&) {
+    if (auto in = weak.lock()) in->onAttemptOver(false);
+  };
+  return handler;
 }
 
-void RegistryClient::Backend::waitFirstAttempt(std::chrono::nanoseconds bound) {
-  std::unique_lock lock(mutex_);
-  attempted_.wait_for(lock, bound, [this] { return firstAttemptOver_; });
-}
-
-RegistryClient::RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer,
-                               RegistryOptions registry, ClientOptions client,
-                               tasks::FailbackOptions failback,
-                               std::chrono::nanoseconds requestTimeout,
-                               std::shared_ptr<tasks::FailbackListener> listener,
-                               std::shared_ptr<tasks::FailbackMetrics> metrics)
-    : connectTimeout_(client.connectTimeout), backend_(std::make_shared<Backend>(requestTimeout)) {
-  validate(registry);
-  if (requestTimeout <= std::chrono::nanoseconds(0)) {
-    throw std::invalid_argument(fmt::format("RegistryClient: requestTimeout = {}ns (expected: > 0)",
-                                            requestTimeout.count()));
-  }
-  if (registry.kind != RegistryKind::Embedded) {
+net::ClientOptions clientOf(const RegistrySetup& setup) {
+  validate(setup);
+  if (setup.registry.kind != RegistryKind::Embedded) {
     throw std::invalid_argument(
-        "RegistryClient: RegistryOptions.kind = redis (expected: embedded)");
+        fmt::format("EmbeddedEngine: RegistryOptions.kind = {} (expected: embedded)",
+                    registryKindName(setup.registry.kind)));
   }
-  client.server = registry.address;
-  std::weak_ptr<Backend> weak = backend_;
-  ChannelHandler handler;
-  handler.onFrame = [weak](Channel&, const FrameView& f) {
-    if (auto b = weak.lock()) b->onFrame(f);
-  };
-  handler.onConnected = [weak](Channel&) {
-    if (auto b = weak.lock()) b->onAttemptOver(true);
-  };
-  handler.onClosed = [weak](Channel&, const CloseReason&) {
-    if (auto b = weak.lock()) b->onAttemptOver(false);
-  };
-  backend_->client.emplace(loop, timer, std::move(client), std::move(handler));
-  failback_ = std::make_unique<tasks::FailbackRegistry>(timer, backend_, std::move(failback),
-                                                        std::move(listener), std::move(metrics));
-  backend_->onReconnected = [f = failback_.get()] { f->recover(); };
+  net::ClientOptions client = setup.client;
+  client.server = setup.registry.address;
+  return client;
 }
 
-RegistryClient::RegistryClient(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup s)
-    : RegistryClient(loop, timer, std::move(s.registry), std::move(s.client), std::move(s.failback),
-                     s.requestTimeout, std::move(s.listener), std::move(s.metrics)) {}
-
-RegistryClient::~RegistryClient() { close(); }
-
-void RegistryClient::start() {
-  backend_->client->start();
-  // The connect timeout bounds the attempt; the margin covers the wheel's tick and the loop.
-  backend_->waitFirstAttempt(connectTimeout_ + std::chrono::seconds(1));
+EmbeddedEngineImpl::EmbeddedEngineImpl(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                                       const RegistrySetup& setup)
+    : timeout_(setup.requestTimeout) {
+  client_.emplace(loop, timer, clientOf(setup), handlerOf(inbound_));
 }
 
-void RegistryClient::close() {
-  failback_->stop();
-  backend_->client->close();
+void EmbeddedEngineImpl::send(const RegistryMessage& message, tasks::Completion done) {
+  const std::string body = encodeRegistryMessage(message);
+  auto shared = std::make_shared<tasks::Completion>(std::move(done));
+  const net::RequestResult r = client_->channel().request(
+      body, timeout_,
+      [shared](const net::CallResult& result) {
+        if (result.status != net::CallStatus::Ok) {
+          (*shared)(tasks::CallResult::failure(
+              result.status == net::CallStatus::Timeout ? "timeout" : "disconnected",
+              result.error));
+        } else if (result.frameStatus != net::kStatusOk) {
+          (*shared)(tasks::CallResult::failure("rejected", result.body));
+        } else {
+          (*shared)(tasks::CallResult::success());
+        }
+      },
+      kRegistrySerialization);
+  if (r.sent != net::SendResult::Queued) {
+    (*shared)(tasks::CallResult::failure(r.sent == net::SendResult::NotConnected
+                                             ? "disconnected"
+                                             : std::string(net::sendResultName(r.sent)),
+                                         fmt::format("registry request not sent: {}",
+                                                     net::sendResultName(r.sent))));
+  }
 }
 
-tasks::FailbackRegistry& RegistryClient::failback() noexcept { return *failback_; }
-ClientState RegistryClient::state() const noexcept { return backend_->client->state(); }
-bool RegistryClient::isConnected() const noexcept { return state() == ClientState::Connected; }
-TcpClient& RegistryClient::connection() noexcept { return *backend_->client; }
+}  // namespace
 
-}  // namespace wheelbeat::net
+std::unique_ptr<EmbeddedEngine> makeEmbeddedEngine(net::EventLoop& loop,
+                                                   core::HashedWheelTimer& timer,
+                                                   const RegistrySetup& setup) {
+  return std::make_unique<EmbeddedEngineImpl>(loop, timer, setup);
+}
+
+}  // namespace wheelbeat::registry

@@ -1,7 +1,8 @@
-#include <wheelbeat/net/registry_book.h>
-#include <wheelbeat/net/registry_protocol.h>
+#include "registry_book.h"
 
-namespace wheelbeat::net {
+#include "../service_url.h"
+
+namespace wheelbeat::registry {
 
 std::optional<RegistryChange> RegistryBook::registerUrl(SessionId session, const std::string& url) {
   const std::string service = serviceOfUrl(url);
@@ -81,4 +82,4 @@ RegistryChange RegistryBook::changeOf(const std::string& service) const {
   return RegistryChange{service, providers(service), subscribers(service)};
 }
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
 using SessionId = std::uint64_t;
 
@@ -58,4 +58,4 @@ private:
   std::map<SessionId, std::set<std::string>> sessionServices_;  // session → subscriptions
 };
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

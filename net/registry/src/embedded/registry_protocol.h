@@ -8,19 +8,20 @@
 //   registry → client  request, one-way   "notify <service>\n<url>\n<url>…" — the full provider
 //                                         list of a subscribed service, after each change and
 //                                         once right after each successful subscribe
-// A provider url looks like "wheelbeat://10.0.0.7:20880/greeter?weight=100": scheme, "://",
-// host:port, "/", the service name, optional "?query". Its service is the path.
+// Urls and service names follow the shared rules of service_url.h. Private to the registry
+// layer (the embedded engine and RegistryServer).
 //
 // Pure functions, no I/O. Thread: any.
 #pragma once
 
+#include "../service_url.h"
+
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
 inline constexpr std::uint8_t kRegistrySerialization = 30;  // unused by Dubbo (2..21)
 inline constexpr std::uint8_t kStatusBadRequest = 40;       // Dubbo's BAD_REQUEST
@@ -38,28 +39,14 @@ struct RegistryMessage {
   friend bool operator==(const RegistryMessage&, const RegistryMessage&) = default;
 };
 
-// A malformed body or url; what() names the offending text and what was expected.
-class RegistryProtocolError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
 // The body text of `message`. Throws RegistryProtocolError if a subject or provider is invalid
 // (see decodeRegistryMessage()).
 [[nodiscard]] std::string encodeRegistryMessage(const RegistryMessage& message);
 
 // Parses a body. Throws RegistryProtocolError: unknown command, missing subject, an invalid url
 // (register / unregister / notify providers, see serviceOfUrl()), an invalid service name
-// (non-empty, no whitespace, no '/', '?'), a notify provider of another service, or providers
+// (checkServiceName()), a notify provider of another service, or providers
 // on a command other than notify.
 [[nodiscard]] RegistryMessage decodeRegistryMessage(std::string_view body);
 
-// The service of a provider url ("wheelbeat://h:1/greeter?x=1" → "greeter"). Throws
-// RegistryProtocolError naming the url when it is not scheme://authority/service[?query] or
-// contains whitespace.
-[[nodiscard]] std::string serviceOfUrl(std::string_view url);
-
-// Throws RegistryProtocolError unless `service` is a valid service name.
-void checkServiceName(std::string_view service);
-
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

@@ -1,14 +1,17 @@
+#include "registry_book.h"
+#include "registry_protocol.h"
+
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
-#include <wheelbeat/net/registry_book.h>
-#include <wheelbeat/net/registry_protocol.h>
-#include <wheelbeat/net/registry_server.h>
 #include <wheelbeat/net/tcp_server.h>
+#include <wheelbeat/registry/registry_server.h>
 
 #include <map>
 #include <optional>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
+
+using namespace net;  // the transport this node serves on
 
 // Loop thread only, except `book` reads through EventLoop::call.
 struct RegistryServer::State {
@@ -124,4 +127,4 @@ std::size_t RegistryServer::sessions() const {
   return n;
 }
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

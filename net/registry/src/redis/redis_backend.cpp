@@ -1,15 +1,14 @@
-// The data half of RedisRegistry::Backend (see redis_backend.h and redis_registry.h for the
-// model): calls, notifications, renewal, expiry sweeps. Loop thread, except the do* entries.
+// The data half of RedisBackend (see redis_backend.h and redis_engine.h for the model): calls, notifications, renewal, expiry sweeps. Loop thread, except the do* entries.
 #include "redis_backend.h"
 
 #include <wheelbeat/core/log.h>
-#include <wheelbeat/net/registry_protocol.h>
+#include "../service_url.h"
 
 #include <algorithm>
 #include <charconv>
 #include <utility>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
 namespace {
 
@@ -62,16 +61,16 @@ void refuse(const tasks::Completion& done) {
 
 }  // namespace
 
-std::string RedisRegistry::Backend::keyOf(const std::string& service) const {
-  return RedisRegistry::providersKey(config_.group, service);
+std::string RedisBackend::keyOf(const std::string& service) const {
+  return providersKey(config_.group, service);
 }
 
-std::string RedisRegistry::Backend::expiryFromNow() const {
+std::string RedisBackend::expiryFromNow() const {
   const auto sessionMs = std::chrono::duration_cast<std::chrono::milliseconds>(config_.session);
   return std::to_string(wallMs() + sessionMs.count());
 }
 
-void RedisRegistry::Backend::publish(const std::string& key, const char* message,
+void RedisBackend::publish(const std::string& key, const char* message,
                                      tasks::Completion done) {
   cmd_->command({"PUBLISH", key, message},
                 [done = std::move(done)](const CallResult& r, const RedisReply&) {
@@ -79,8 +78,8 @@ void RedisRegistry::Backend::publish(const std::string& key, const char* message
                 });
 }
 
-void RedisRegistry::Backend::doRegister(const std::string& url, tasks::Completion done) {
-  const bool posted = post([url, done](Backend& self) {
+void RedisBackend::doRegister(const std::string& url, tasks::Completion done) {
+  const bool posted = post([url, done](RedisBackend& self) {
     const std::string key = self.keyOf(serviceOfUrl(url));
     self.cmd_->command({"HSET", key, url, self.expiryFromNow()},
                        [&self, key, done](const CallResult& r, const RedisReply&) {
@@ -91,8 +90,8 @@ void RedisRegistry::Backend::doRegister(const std::string& url, tasks::Completio
   if (!posted) refuse(done);
 }
 
-void RedisRegistry::Backend::doUnregister(const std::string& url, tasks::Completion done) {
-  const bool posted = post([url, done](Backend& self) {
+void RedisBackend::doUnregister(const std::string& url, tasks::Completion done) {
+  const bool posted = post([url, done](RedisBackend& self) {
     const std::string key = self.keyOf(serviceOfUrl(url));
     self.cmd_->command({"HDEL", key, url},
                        [&self, key, done](const CallResult& r, const RedisReply&) {
@@ -105,10 +104,10 @@ void RedisRegistry::Backend::doUnregister(const std::string& url, tasks::Complet
 
 // The listener joins at once (wanted state); the call succeeds once the channel is subscribed
 // and the list was read and delivered — in that order, so no change between them is missed.
-void RedisRegistry::Backend::doSubscribe(const std::string& service,
+void RedisBackend::doSubscribe(const std::string& service,
                                          std::shared_ptr<tasks::NotifyListener> listener,
                                          tasks::Completion done) {
-  const bool posted = post([service, listener, done](Backend& self) {
+  const bool posted = post([service, listener, done](RedisBackend& self) {
     const std::string key = self.keyOf(service);
     self.listeners_[service].insert(listener);
     self.serviceOfChannel_[key] = service;
@@ -123,10 +122,10 @@ void RedisRegistry::Backend::doSubscribe(const std::string& service,
 
 // Succeeds once the local state changed: a subscription dies with its connection anyway, and no
 // listener left means the channel is not subscribed again after a reconnect.
-void RedisRegistry::Backend::doUnsubscribe(const std::string& service,
+void RedisBackend::doUnsubscribe(const std::string& service,
                                            std::shared_ptr<tasks::NotifyListener> listener,
                                            tasks::Completion done) {
-  const bool posted = post([service, listener, done](Backend& self) {
+  const bool posted = post([service, listener, done](RedisBackend& self) {
     const auto it = self.listeners_.find(service);
     if (it != self.listeners_.end()) {
       it->second.erase(listener);
@@ -143,7 +142,7 @@ void RedisRegistry::Backend::doUnsubscribe(const std::string& service,
   if (!posted) refuse(done);
 }
 
-void RedisRegistry::Backend::onPush(const RedisReply& reply) {
+void RedisBackend::onPush(const RedisReply& reply) {
   if (reply.type != RedisReply::Type::Array || reply.elements.size() < 3) return;
   if (reply.elements[0].str != "message") return;
   const auto it = serviceOfChannel_.find(reply.elements[1].str);
@@ -151,7 +150,7 @@ void RedisRegistry::Backend::onPush(const RedisReply& reply) {
 }
 
 // HGETALL, then deliver. `forListener` (after a subscribe) is told even if nothing changed.
-void RedisRegistry::Backend::refresh(const std::string& service,
+void RedisBackend::refresh(const std::string& service,
                                      std::shared_ptr<tasks::NotifyListener> forListener,
                                      tasks::Completion done) {
   cmd_->command({"HGETALL", keyOf(service)},
@@ -165,7 +164,7 @@ void RedisRegistry::Backend::refresh(const std::string& service,
                 });
 }
 
-void RedisRegistry::Backend::deliver(const std::string& service,
+void RedisBackend::deliver(const std::string& service,
                                      const std::vector<std::string>& live,
                                      const std::shared_ptr<tasks::NotifyListener>& forListener) {
   const auto it = listeners_.find(service);
@@ -189,7 +188,7 @@ void RedisRegistry::Backend::deliver(const std::string& service,
   }
 }
 
-void RedisRegistry::Backend::sessionTick() {
+void RedisBackend::sessionTick() {
   if (phase_ != Phase::Up) return;
   renew();
   std::vector<std::string> services;
@@ -199,15 +198,15 @@ void RedisRegistry::Backend::sessionTick() {
 
 // HSET returns 1 for a field it created: the server had lost the registration (restart,
 // a sweep after a long outage), so the subscribers are told too.
-void RedisRegistry::Backend::renew() {
-  if (!wanted) return;
+void RedisBackend::renew() {
+  if (!events_) return;
   const std::string expiry = expiryFromNow();
-  for (const auto& url : wanted()) {
+  for (const auto& url : events_->registered()) {
     std::string key;
     try {
       key = keyOf(serviceOfUrl(url));
     } catch (const RegistryProtocolError&) {
-      continue;  // cannot happen: RedisRegistry checks every url before it is wanted
+      continue;  // cannot happen: the Registry checks every url before it is wanted
     }
     cmd_->command({"HSET", key, url, expiry},
                   [this, key](const CallResult& r, const RedisReply& created) {
@@ -216,7 +215,7 @@ void RedisRegistry::Backend::renew() {
   }
 }
 
-void RedisRegistry::Backend::sweep(const std::string& service) {
+void RedisBackend::sweep(const std::string& service) {
   cmd_->command({"EVAL", kSweepScript, "1", keyOf(service), std::to_string(wallMs())},
                 &ignoreResult);
   // Re-read even when nothing was removed here: another client's sweep or a missed message
@@ -224,4 +223,4 @@ void RedisRegistry::Backend::sweep(const std::string& service) {
   refresh(service, nullptr, nullptr);
 }
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

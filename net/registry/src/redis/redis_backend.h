@@ -1,13 +1,13 @@
-// RedisRegistry::Backend: the tasks::RegistryBackend over two RedisLinks (commands; subscribe
-// mode). Private to net/. Two halves:
+// RedisBackend: the RedisEngine (redis_engine.h) over two RedisLinks (commands; subscribe mode).
+// Private to the registry layer. Two halves:
 //   redis_session.cpp  the connection: connect + handshake (PING on the command link, SUBSCRIBE
 //                      of this client's heartbeat channel on the subscriber link), teardown,
 //                      reconnect with backoff (RetryState), heartbeat / idle check, connect
 //                      timeout — all on the shared wheel, acting on the loop thread.
 //   redis_backend.cpp  the data model: register / unregister / subscribe / unsubscribe,
 //                      notifications, renewal of this client's registrations, expiry sweeps.
-// Every member except the RegistryBackend calls, start(), waitFirstAttempt() and the counters
-// runs on the loop thread.
+// Every member except the Engine calls (do-calls, start(), close(), isConnected()) and the
+// counters runs on the loop thread.
 #pragma once
 
 #include "redis_link.h"
@@ -16,29 +16,25 @@
 #include <wheelbeat/core/timeout.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/options.h>
-#include <wheelbeat/net/redis_registry.h>
+#include <wheelbeat/registry/redis_engine.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/retry_policy.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
-class RedisRegistry::Backend final : public tasks::RegistryBackend,
-                                     public std::enable_shared_from_this<Backend> {
+class RedisBackend final : public RedisEngine {
 public:
   struct Config {
-    Endpoint address;
+    net::Endpoint address;
     std::string group;
     std::chrono::nanoseconds session{0};
     std::chrono::nanoseconds connectTimeout{0};
@@ -46,7 +42,7 @@ public:
     tasks::HeartbeatOptions heartbeat;  // resolved()
   };
 
-  Backend(EventLoop& loop, core::HashedWheelTimer& timer, Config config);
+  RedisBackend(net::EventLoop& loop, core::HashedWheelTimer& timer, Config config);
 
   void doRegister(const std::string& url, tasks::Completion done) override;
   void doUnregister(const std::string& url, tasks::Completion done) override;
@@ -55,27 +51,31 @@ public:
   void doUnsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
                      tasks::Completion done) override;
 
-  // Any thread. start(): first connect and the periodic tasks (once). waitFirstAttempt(): until
-  // the first attempt connected or failed, at most `bound`.
-  void start();
-  void waitFirstAttempt(std::chrono::nanoseconds bound);
-  // Loop thread: cancels the tasks, closes both links (pending calls fail "disconnected"). Final.
-  void shutdown();
+  // Any thread (Engine): start() posts the first connect and the periodic tasks; close() runs
+  // shutdown() on the loop and returns once it ran (at once if the loop has stopped).
+  void start(std::shared_ptr<EngineEvents> events) override;
+  void close() override;
 
-  [[nodiscard]] bool isConnected() const noexcept { return up_.load(std::memory_order_acquire); }
-  [[nodiscard]] RedisRegistry::Stats stats() const noexcept;
-
-  // Set once, before start(): recover() after each reconnect, and the urls to renew.
-  std::function<void()> onReconnected;
-  std::function<std::vector<std::string>()> wanted;
+  [[nodiscard]] bool isConnected() const noexcept override {
+    return up_.load(std::memory_order_acquire);
+  }
+  [[nodiscard]] Stats stats() const noexcept override;
+  [[nodiscard]] std::chrono::nanoseconds removalBound() const noexcept override {
+    return config_.session * 3 / 2;
+  }
 
   [[nodiscard]] std::string keyOf(const std::string& service) const;
+
+  // Engine::weak_from_this() as this type; empty unless owned by a shared_ptr (the Registry's).
+  [[nodiscard]] std::weak_ptr<RedisBackend> weakSelf() noexcept {
+    return std::static_pointer_cast<RedisBackend>(weak_from_this().lock());
+  }
 
 private:
   enum class Phase { Idle, Connecting, Handshake, Up, Waiting, Closed };
   struct Periodic {
     std::chrono::nanoseconds period{0};
-    void (Backend::*body)() = nullptr;
+    void (RedisBackend::*body)() = nullptr;
     core::Timeout timeout;
   };
 
@@ -89,7 +89,8 @@ private:
   void armConnectTimeout();
   void arm(Periodic& p);
   void livenessCheck();
-  void markFirstAttemptOver();
+  // Loop thread: cancels the tasks, closes both links (pending calls fail "disconnected"). Final.
+  void shutdown();
   template <typename Fn>
   bool post(Fn fn);
   template <typename Fn>
@@ -107,7 +108,7 @@ private:
   void sweep(const std::string& service);
   [[nodiscard]] std::string expiryFromNow() const;
 
-  EventLoop& loop_;
+  net::EventLoop& loop_;
   core::HashedWheelTimer& timer_;
   const Config config_;
   const std::string heartbeatChannel_;
@@ -115,6 +116,7 @@ private:
   std::shared_ptr<detail::RedisLink> sub_;
 
   // Loop thread.
+  std::shared_ptr<EngineEvents> events_;  // from the first run of start()'s post until shutdown()
   Phase phase_ = Phase::Idle;
   std::uint64_t generation_ = 0;  // one per connect attempt: stale timeouts and replies drop
   int handshakeLeft_ = 0;
@@ -135,18 +137,15 @@ private:
   std::atomic<std::uint64_t> connects_{0};
   std::atomic<std::uint64_t> reconnects_{0};
   std::atomic<std::uint64_t> disconnects_{0};
-  std::mutex mutex_;
-  std::condition_variable attempted_;
-  bool firstAttemptOver_ = false;  // guarded by mutex_
 };
 
 // Runs fn(*this) on the loop thread unless the backend is gone or closed by then. False: the loop
 // no longer accepts posts (fn dropped).
 template <typename Fn>
-bool RedisRegistry::Backend::post(Fn fn) {
-  return loop_.post([weak = weak_from_this(), fn = std::move(fn)]() mutable {
+bool RedisBackend::post(Fn fn) {
+  return loop_.post([weak = weakSelf(), fn = std::move(fn)]() mutable {
     if (auto self = weak.lock(); self && self->phase_ != Phase::Closed) fn(*self);
   });
 }
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

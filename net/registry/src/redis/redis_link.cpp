@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-namespace wheelbeat::net::detail {
+namespace wheelbeat::registry::detail {
 
 namespace {
 
@@ -116,7 +116,7 @@ RedisLink::RedisLink(EventLoop& loop, core::HashedWheelTimer& timer, std::string
     : loop_(loop), timer_(timer), name_(std::move(name)), timeout_(timeout) {}
 
 RedisLink::~RedisLink() {
-  // close() ran on the loop thread (RedisRegistry::close) or the loop's stop() freed the context
+  // close() ran on the loop thread (RedisBackend::close) or the loop's stop() freed the context
   // (closeForShutdown); anything else would be a lifetime bug, and freeing here (any thread) a
   // data race with the loop.
   if (ctx_ != nullptr) {
@@ -333,4 +333,4 @@ void RedisLink::closeForShutdown() noexcept {
   }
 }
 
-}  // namespace wheelbeat::net::detail
+}  // namespace wheelbeat::registry::detail

@@ -1,6 +1,6 @@
 // RedisLink: one hiredis async connection (hiredis 0.14 + its libuv adapter, with the upstream
 // fix for poll errors: see redis_link.cpp) on an EventLoop.
-// Private to net/: the only place that talks to hiredis, so its quirks stay here.
+// Private to the registry layer: the only place that talks to hiredis, so its quirks stay here.
 //
 //   - Every call, every hook and every handler: the loop thread only.
 //   - connect() starts a non-blocking connect (hiredis resolves the host with getaddrinfo on the
@@ -37,7 +37,13 @@
 
 struct redisAsyncContext;
 
-namespace wheelbeat::net::detail {
+namespace wheelbeat::registry::detail {
+
+// The transport this link lives on (net/src/loop_internal.h: LoopHandle, handle registration).
+using net::Endpoint;
+using net::EventLoop;
+using net::detail::asHandle;
+using net::detail::LoopHandle;
 
 // A hiredis reply, copied out of hiredis' memory (which it frees once the callback returns).
 struct RedisReply {
@@ -120,4 +126,4 @@ private:
   std::multimap<std::string, std::uint64_t> acks_;  // channel → waiting subscribe ids
 };
 
-}  // namespace wheelbeat::net::detail
+}  // namespace wheelbeat::registry::detail

@@ -1,4 +1,4 @@
-// The connection half of RedisRegistry::Backend (see redis_backend.h): connect + handshake,
+// The connection half of RedisBackend (see redis_backend.h): connect + handshake,
 // teardown, reconnect with backoff, heartbeat and idle check, connect timeout.
 #include "redis_backend.h"
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <utility>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
 namespace {
 
@@ -19,7 +19,7 @@ std::string randomToken() {
 
 }  // namespace
 
-RedisRegistry::Backend::Backend(EventLoop& loop, core::HashedWheelTimer& timer, Config config)
+RedisBackend::RedisBackend(net::EventLoop& loop, core::HashedWheelTimer& timer, Config config)
     : loop_(loop),
       timer_(timer),
       config_(std::move(config)),
@@ -29,18 +29,18 @@ RedisRegistry::Backend::Backend(EventLoop& loop, core::HashedWheelTimer& timer, 
       sub_(std::make_shared<detail::RedisLink>(loop, timer, "redis subscriber link",
                                                config_.requestTimeout)) {
   liveness_.period = config_.heartbeat.heartbeat / 3;
-  liveness_.body = &Backend::livenessCheck;
+  liveness_.body = &RedisBackend::livenessCheck;
   sessionTask_.period = config_.session / 2;
-  sessionTask_.body = &Backend::sessionTick;
+  sessionTask_.body = &RedisBackend::sessionTick;
 }
 
 // A one-shot wheel timeout whose body runs on the loop thread (never on the wheel thread: every
 // piece of state here is the loop's).
 template <typename Fn>
-core::Timeout RedisRegistry::Backend::later(std::chrono::nanoseconds delay, Fn fn) {
+core::Timeout RedisBackend::later(std::chrono::nanoseconds delay, Fn fn) {
   try {
     return timer_.newTimeout(
-        [weak = weak_from_this(), fn = std::move(fn)]() mutable {
+        [weak = weakSelf(), fn = std::move(fn)]() mutable {
           if (auto self = weak.lock()) self->post(std::move(fn));
         },
         delay);
@@ -51,10 +51,11 @@ core::Timeout RedisRegistry::Backend::later(std::chrono::nanoseconds delay, Fn f
   }
 }
 
-void RedisRegistry::Backend::start() {
+void RedisBackend::start(std::shared_ptr<EngineEvents> events) {
   if (started_.exchange(true)) return;
-  const bool posted = post([](Backend& self) {
-    auto weak = self.weak_from_this();
+  const bool posted = post([events](RedisBackend& self) {
+    self.events_ = events;
+    auto weak = self.weakSelf();
     const auto hooks = [weak] {
       return detail::RedisLink::Hooks{
           .onConnected =
@@ -79,23 +80,17 @@ void RedisRegistry::Backend::start() {
     self.arm(self.sessionTask_);
     self.connectNow();
   });
-  if (!posted) markFirstAttemptOver();
+  // A loop that no longer runs: no attempt will be made (Registry::start() need not wait).
+  if (!posted && events) events->disconnected();
 }
 
-void RedisRegistry::Backend::waitFirstAttempt(std::chrono::nanoseconds bound) {
-  std::unique_lock lock(mutex_);
-  attempted_.wait_for(lock, bound, [this] { return firstAttemptOver_; });
+void RedisBackend::close() {
+  // A stopped loop already freed the connections (EventLoop::stop() → closeForShutdown).
+  // call() waits for the function (or drops it): `this` outlives it.
+  (void)loop_.call([this] { shutdown(); });
 }
 
-void RedisRegistry::Backend::markFirstAttemptOver() {
-  {
-    std::lock_guard lock(mutex_);
-    firstAttemptOver_ = true;
-  }
-  attempted_.notify_all();
-}
-
-void RedisRegistry::Backend::connectNow() {
+void RedisBackend::connectNow() {
   if (phase_ != Phase::Idle && phase_ != Phase::Waiting) return;
   ++generation_;
   phase_ = Phase::Connecting;
@@ -105,9 +100,9 @@ void RedisRegistry::Backend::connectNow() {
   armConnectTimeout();
 }
 
-void RedisRegistry::Backend::armConnectTimeout() {
+void RedisBackend::armConnectTimeout() {
   connectTimeout_.cancel();
-  connectTimeout_ = later(config_.connectTimeout, [gen = generation_](Backend& self) {
+  connectTimeout_ = later(config_.connectTimeout, [gen = generation_](RedisBackend& self) {
     if (self.generation_ != gen) return;
     if (self.phase_ == Phase::Connecting || self.phase_ == Phase::Handshake) {
       self.teardown("connect timeout", "disconnected");
@@ -118,7 +113,7 @@ void RedisRegistry::Backend::armConnectTimeout() {
 // Both TCP connects done: PING proves the server answers (a SIGSTOPped server still completes
 // TCP handshakes from its listen backlog), the heartbeat channel's ack that the subscriber link
 // is in subscribe mode.
-void RedisRegistry::Backend::onLinkConnected() {
+void RedisBackend::onLinkConnected() {
   if (phase_ != Phase::Connecting || !cmd_->isConnected() || !sub_->isConnected()) return;
   phase_ = Phase::Handshake;
   const std::uint64_t gen = generation_;
@@ -131,12 +126,12 @@ void RedisRegistry::Backend::onLinkConnected() {
   sub_->subscribe(heartbeatChannel_, step);
 }
 
-void RedisRegistry::Backend::handshakeStep(std::uint64_t generation) {
+void RedisBackend::handshakeStep(std::uint64_t generation) {
   if (generation != generation_ || phase_ != Phase::Handshake) return;
   if (--handshakeLeft_ == 0) becomeUp();
 }
 
-void RedisRegistry::Backend::becomeUp() {
+void RedisBackend::becomeUp() {
   phase_ = Phase::Up;
   connectTimeout_.cancel();
   lastBeat_ = timer_.now();
@@ -145,15 +140,16 @@ void RedisRegistry::Backend::becomeUp() {
   connects_.fetch_add(1, std::memory_order_relaxed);
   const bool reconnected = everUp_;
   everUp_ = true;
-  markFirstAttemptOver();
-  if (!reconnected) return;
-  reconnects_.fetch_add(1, std::memory_order_relaxed);
-  core::log(core::LogLevel::Info, "wheelbeat: redis registry {}:{}: reconnected, recovering",
-            config_.address.host, config_.address.port);
-  if (onReconnected) onReconnected();
+  if (reconnected) {
+    reconnects_.fetch_add(1, std::memory_order_relaxed);
+    core::log(core::LogLevel::Info, "wheelbeat: redis registry {}:{}: reconnected, recovering",
+              config_.address.host, config_.address.port);
+  }
+  // After a reconnect, the Registry recover()s.
+  if (events_) events_->connected();
 }
 
-void RedisRegistry::Backend::teardown(const std::string& reason, const char* errorName) {
+void RedisBackend::teardown(const std::string& reason, const char* errorName) {
   if (phase_ == Phase::Idle || phase_ == Phase::Waiting || phase_ == Phase::Closed) return;
   const bool wasUp = phase_ == Phase::Up;
   phase_ = Phase::Waiting;
@@ -166,29 +162,29 @@ void RedisRegistry::Backend::teardown(const std::string& reason, const char* err
             reason);
   cmd_->close(reason);
   sub_->close(reason);
-  markFirstAttemptOver();
+  if (events_) events_->disconnected();
   scheduleReconnect(errorName);
 }
 
-void RedisRegistry::Backend::scheduleReconnect(const char* errorName) {
+void RedisBackend::scheduleReconnect(const char* errorName) {
   const tasks::Decision d = retry_->next(timer_.now(), errorName);
   if (!d.retry) {
     core::log(core::LogLevel::Error, "wheelbeat: redis registry {}:{}: reconnect given up ({})",
               config_.address.host, config_.address.port, tasks::giveUpName(d.reason));
     return;
   }
-  reconnect_ = later(d.delay, [](Backend& self) { self.connectNow(); });
+  reconnect_ = later(d.delay, [](RedisBackend& self) { self.connectNow(); });
 }
 
 // Self-re-arming on the wheel; the body runs on the loop thread, then arms the next run.
-void RedisRegistry::Backend::arm(Periodic& p) {
-  p.timeout = later(p.period, [&p](Backend& self) {
+void RedisBackend::arm(Periodic& p) {
+  p.timeout = later(p.period, [&p](RedisBackend& self) {
     (self.*p.body)();
     if (self.phase_ != Phase::Closed) self.arm(p);
   });
 }
 
-void RedisRegistry::Backend::livenessCheck() {
+void RedisBackend::livenessCheck() {
   if (phase_ != Phase::Up) return;
   const auto now = timer_.now();
   const auto idle = std::max(now - cmd_->lastRead(), now - sub_->lastRead());
@@ -208,7 +204,7 @@ void RedisRegistry::Backend::livenessCheck() {
                 [](const tasks::CallResult&, const detail::RedisReply&) {});
 }
 
-void RedisRegistry::Backend::shutdown() {
+void RedisBackend::shutdown() {
   if (phase_ == Phase::Closed) return;
   phase_ = Phase::Closed;
   ++generation_;
@@ -220,14 +216,12 @@ void RedisRegistry::Backend::shutdown() {
   cmd_->close("registry closed");
   sub_->close("registry closed");
   listeners_.clear();
-  wanted = nullptr;
-  onReconnected = nullptr;
-  markFirstAttemptOver();
+  events_.reset();
 }
 
-RedisRegistry::Stats RedisRegistry::Backend::stats() const noexcept {
+RedisEngine::Stats RedisBackend::stats() const noexcept {
   return {connects_.load(std::memory_order_relaxed), reconnects_.load(std::memory_order_relaxed),
           disconnects_.load(std::memory_order_relaxed)};
 }
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry

@@ -1,14 +1,12 @@
-// RedisRegistry: the Registry engine for a fleet, on a redis-server (Dubbo's RedisRegistry data
+// RedisEngine: the registry engine for a fleet, on a redis-server (Dubbo's RedisRegistry data
 // model), through hiredis' libuv adapter (hiredis 1.0's poll-error fix applied) on the EventLoop.
 // No hiredis or libuv header here.
 //
-//   RegistrySetup setup;
-//   setup.registry.kind = RegistryKind::Redis;
-//   setup.registry.address = {"10.0.0.2", 6379};
-//   RedisRegistry registry(loop, timer, setup);          // or makeRegistry(loop, timer, setup)
-//   registry.start();                                    // waits for the first connect
-//   registry.registerUrl("wheelbeat://10.0.0.7:20880/greeter");
-//   registry.subscribe("greeter", listener);
+//   auto registry = registry::makeRegistry(loop, timer, "redis://10.0.0.2:6379", setup);
+//   registry->start();                                   // waits for the first connect
+//   registry->registerUrl("wheelbeat://10.0.0.7:20880/greeter");
+//   registry->subscribe("greeter", listener);
+//   auto& redis = dynamic_cast<registry::RedisEngine&>(registry->engine());  // stats()
 //
 // Data model (per service S, group G; key K = "/G/S/providers")
 //   K is a hash: field = provider url, value = its expiry, wall-clock milliseconds since the Unix
@@ -20,7 +18,7 @@
 //
 // Liveness of registrations (session = RegistryOptions::session, >= 1 s)
 //   Every session / 2 a task on the shared wheel re-HSETs every url this client wants registered
-//   (FailbackRegistry::registered()) with a fresh expiry; a url the HSET creates (the server lost
+//   (EngineEvents::registered()) with a fresh expiry; a url the HSET creates (the server lost
 //   it) is PUBLISHed too. A renewal that fails is simply retried next period.
 //   Every session / 2 each subscribing client sweeps each subscribed service: one atomic Lua
 //   script HDELs the fields whose expiry has passed and PUBLISHes K "unregister" if it removed
@@ -44,22 +42,23 @@
 //   subscriber link. Checked every heartbeat / 3: a link silent for idleTimeout (default 3 ×
 //   heartbeat) is torn down (half-open detection). A lost link tears both down: pending calls fail
 //   "disconnected"; reconnect after client.heartbeat.reconnectBackoff's delays (error names
-//   "disconnected" / "read-idle"); after every successful reconnect (not the first connect)
-//   failback().recover() re-sends every registration and subscription (a restarted server may be
-//   empty). Each call is bounded by RegistrySetup::requestTimeout ("timeout").
+//   "disconnected" / "read-idle"); every successful connect is reported (EngineEvents::connected()),
+//   and after each reconnect (not the first connect) the Registry recover()s: every registration
+//   and subscription is re-sent (a restarted server may be empty). Each call is bounded by
+//   RegistrySetup::requestTimeout ("timeout").
 //   Error replies (e.g. WRONGTYPE) fail the call with "rejected"; like every error they go
 //   through FailbackOptions' policy (retried unless registryRetry.ignore names "rejected";
 //   with check = true a first attempt's rejection is reported, not retried).
 //
-// Threads: every member function, any thread (start() and close() not from the loop thread).
-// NotifyListener::notify runs on the loop thread. Close every RedisRegistry before stopping its
-// EventLoop (EventLoop::stop() frees a connection still open, but the registry is then dead).
+// Threads: as Engine (engine.h); stats(), removalBound(): any thread. NotifyListener::notify runs
+// on the loop thread. Close every Registry before stopping its EventLoop (EventLoop::stop() frees
+// a connection still open, but the registry is then dead).
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/event_loop.h>
-#include <wheelbeat/net/registry.h>
-#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/registry/engine.h>
+#include <wheelbeat/registry/options.h>
 
 #include <chrono>
 #include <cstdint>
@@ -67,49 +66,28 @@
 #include <string>
 #include <string_view>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
-class RedisRegistry final : public Registry {
+class RedisEngine : public Engine {
 public:
-  // Throws std::invalid_argument for invalid options (RegistryOptions, ClientOptions — whose
-  // `server` is replaced by registry.address — FailbackOptions, requestTimeout <= 0) or a kind
-  // other than Redis.
-  RedisRegistry(EventLoop& loop, core::HashedWheelTimer& timer, RegistrySetup setup);
-  ~RedisRegistry() override;  // close()
-  RedisRegistry(const RedisRegistry&) = delete;
-  RedisRegistry& operator=(const RedisRegistry&) = delete;
-
-  // Starts connecting (once) and waits until the first attempt ended, at most the connect
-  // timeout + 1 s. With failback.check, calls made while Redis is unreachable fail at once.
-  void start() override;
-  // Cancels every retry and the periodic tasks, closes both connections. Registrations are not
-  // withdrawn: they expire. Idempotent.
-  void close() override;
-
-  // registerUrl / unregisterUrl / subscribe / unsubscribe: see Registry.
-  [[nodiscard]] tasks::FailbackRegistry& failback() noexcept override;
-  [[nodiscard]] bool isConnected() const noexcept override;
-
   struct Stats {
     std::uint64_t connects = 0;     // attempts that completed the handshake (the first included)
     std::uint64_t reconnects = 0;   // of which after the first (each followed by recover())
     std::uint64_t disconnects = 0;  // connections torn down after being up (lost, idle)
   };
-  [[nodiscard]] Stats stats() const noexcept;
+  [[nodiscard]] virtual Stats stats() const noexcept = 0;
 
   // 1.5 × session: see "Liveness of registrations".
-  [[nodiscard]] std::chrono::nanoseconds removalBound() const noexcept;
+  [[nodiscard]] virtual std::chrono::nanoseconds removalBound() const noexcept = 0;
   // "/{group}/{service}/providers": the hash and the channel of a service.
   [[nodiscard]] static std::string providersKey(std::string_view group, std::string_view service);
-
-  class Backend;
-
-private:
-  std::chrono::nanoseconds connectTimeout_;
-  std::chrono::nanoseconds session_;
-  EventLoop& loop_;
-  std::shared_ptr<Backend> backend_;
-  std::unique_ptr<tasks::FailbackRegistry> failback_;
 };
 
-}  // namespace wheelbeat::net
+// Throws std::invalid_argument for an invalid setup (validate(RegistrySetup): RegistryOptions,
+// ClientOptions — whose `server` is replaced by registry.address — FailbackOptions,
+// requestTimeout <= 0) or a kind other than Redis. The loop and the timer must outlive the engine.
+[[nodiscard]] std::unique_ptr<RedisEngine> makeRedisEngine(net::EventLoop& loop,
+                                                           core::HashedWheelTimer& timer,
+                                                           const RegistrySetup& setup);
+
+}  // namespace wheelbeat::registry

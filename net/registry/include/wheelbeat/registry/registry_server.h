@@ -1,5 +1,5 @@
 // RegistryServer: the embedded registry node (the default registry, for the demo and for small
-// deployments). A TcpServer speaking the registry protocol (registry_protocol.h) over the
+// deployments). A TcpServer speaking the embedded registry protocol (src/embedded/registry_protocol.h) over the
 // exchange codec, with its state in a RegistryBook keyed by channel (one session per
 // connection).
 //
@@ -7,7 +7,7 @@
 // (EOF, reset) drops its session at once; a silent one (frozen process, dead link) is closed by
 // the server's close-idle task after heartbeat.closeTimeout (default: idle timeout = 3 ×
 // heartbeat); either way its urls are removed and the subscribers of those services are
-// notified. Providers re-register through failback (RegistryClient) when they reconnect.
+// notified. Providers re-register through failback (their Registry) when they reconnect.
 //
 // Threads: start(), stop(), port(), the queries: any thread (queries run on the loop via
 // EventLoop::call). Everything else happens on the loop thread.
@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-namespace wheelbeat::net {
+namespace wheelbeat::registry {
 
 class RegistryServer {
 public:
   // `options.listen` is the registry's address (port 0 = ephemeral). Throws
   // std::invalid_argument for invalid options. The loop and the timer must outlive the server.
-  RegistryServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options);
+  RegistryServer(net::EventLoop& loop, core::HashedWheelTimer& timer, net::ServerOptions options);
   ~RegistryServer();
   RegistryServer(const RegistryServer&) = delete;
   RegistryServer& operator=(const RegistryServer&) = delete;
@@ -46,8 +46,8 @@ public:
   struct State;
 
 private:
-  EventLoop& loop_;
+  net::EventLoop& loop_;
   std::shared_ptr<State> state_;
 };
 
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::registry
