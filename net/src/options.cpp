@@ -3,7 +3,6 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <cctype>
 #include <stdexcept>
 #include <string>
 

@@ -87,10 +87,10 @@ TEST_CASE("round trip: defaults and every sample come back equal") {
 
 TEST_CASE("round trip: every registry kind comes back by its name") {
   using wheelbeat::registry::RegistryKind;
-  for (const auto& [kind, name] : std::vector<std::pair<RegistryKind, std::string>>{
-           {RegistryKind::Embedded, "embedded"},
-           {RegistryKind::Redis, "redis"},
-           {RegistryKind::ZooKeeper, "zookeeper"}}) {
+  for (const auto& [kind, name] :
+       std::vector<std::pair<RegistryKind, std::string>>{{RegistryKind::Embedded, "embedded"},
+                                                         {RegistryKind::Redis, "redis"},
+                                                         {RegistryKind::ZooKeeper, "zookeeper"}}) {
     CAPTURE(name);
     Config c;
     c.registry.kind = kind;

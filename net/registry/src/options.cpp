@@ -78,7 +78,8 @@ net::Endpoint endpointOf(std::string_view url, std::string_view authority) {
 }  // namespace
 
 void validate(const RegistryOptions& o) {
-  if (std::none_of(kKinds.begin(), kKinds.end(), [&](const auto& k) { return k.first == o.kind; })) {
+  if (std::none_of(kKinds.begin(), kKinds.end(),
+                   [&](const auto& k) { return k.first == o.kind; })) {
     fail("RegistryOptions.kind", std::to_string(static_cast<int>(o.kind)), kKindList);
   }
   if (o.address.host.empty()) fail("RegistryOptions.address.host", "\"\"", "a non-empty host");
@@ -113,8 +114,8 @@ RegistryOptions parseRegistryUrl(std::string_view url) {
   const auto sep = url.find("://");
   if (sep == std::string_view::npos) badUrl(url, "no \"://\"", "kind://host:port");
   const std::string_view scheme = url.substr(0, sep);
-  const auto kind = std::find_if(kKinds.begin(), kKinds.end(),
-                                 [&](const auto& k) { return k.second == scheme; });
+  const auto kind =
+      std::find_if(kKinds.begin(), kKinds.end(), [&](const auto& k) { return k.second == scheme; });
   if (kind == kKinds.end()) badUrl(url, fmt::format("scheme \"{}\"", scheme), kKindList);
   const std::string_view authority = url.substr(sep + 3);
   if (const auto extra = authority.find_first_of("/?#@"); extra != std::string_view::npos) {

@@ -108,9 +108,9 @@ Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine
                    RegistrySetup setup)
     : connectTimeout_(setup.client.connectTimeout),
       engine_(checkedEngine(std::move(engine), setup)),
-      failback_(std::make_shared<tasks::FailbackRegistry>(
-          timer, engine_, std::move(setup.failback), std::move(setup.listener),
-          std::move(setup.metrics))),
+      failback_(std::make_shared<tasks::FailbackRegistry>(timer, engine_, std::move(setup.failback),
+                                                          std::move(setup.listener),
+                                                          std::move(setup.metrics))),
       link_(std::make_shared<Link>(failback_)) {}
 
 Registry::~Registry() { close(); }

@@ -33,9 +33,12 @@ public:
     std::atomic<bool> up{false};
   };
 
-  explicit FakeEngine(std::shared_ptr<State> s, bool upAtStart) : s_(std::move(s)), upAtStart_(upAtStart) {}
+  explicit FakeEngine(std::shared_ptr<State> s, bool upAtStart)
+      : s_(std::move(s)), upAtStart_(upAtStart) {}
 
-  void doRegister(const std::string& url, Completion done) override { record("register " + url, done); }
+  void doRegister(const std::string& url, Completion done) override {
+    record("register " + url, done);
+  }
   void doUnregister(const std::string& url, Completion done) override {
     record("unregister " + url, done);
   }
@@ -117,17 +120,20 @@ TEST_CASE("registry url: malformed urls name the value and the expectation") {
   CHECK(err("Redis://h:1") ==
         R"(registry url "Redis://h:1": scheme "Redis" (expected: embedded, redis or zookeeper))");
   CHECK(err("h:6379") == R"(registry url "h:6379": no "://" (expected: kind://host:port))");
-  CHECK(err("redis://h") ==
-        R"(registry url "redis://h": no port (expected: host:port, IPv6 as [::1]:port, port 1..65535))");
-  CHECK(err("redis://h:0") ==
-        R"(registry url "redis://h:0": port "0" (expected: host:port, IPv6 as [::1]:port, port 1..65535))");
+  CHECK(
+      err("redis://h") ==
+      R"(registry url "redis://h": no port (expected: host:port, IPv6 as [::1]:port, port 1..65535))");
+  CHECK(
+      err("redis://h:0") ==
+      R"(registry url "redis://h:0": port "0" (expected: host:port, IPv6 as [::1]:port, port 1..65535))");
   CHECK(err("redis://h:65536").find(R"(port "65536")") != std::string::npos);
   CHECK(err("redis://h:x1").find(R"(port "x1")") != std::string::npos);
   CHECK(err("redis://:1").find(R"(host "")") != std::string::npos);
   CHECK(err("redis://::1:6379").find(R"(host "::1")") != std::string::npos);
   CHECK(err("redis://[h]:1").find("brackets") != std::string::npos);
-  CHECK(err("redis://h:1/db") ==
-        R"(registry url "redis://h:1/db": "/db" (expected: kind://host:port, no user, path or query))");
+  CHECK(
+      err("redis://h:1/db") ==
+      R"(registry url "redis://h:1/db": "/db" (expected: kind://host:port, no user, path or query))");
   CHECK(err("redis://u@h:1").find(R"("@h:1")") != std::string::npos);
   CHECK(err("redis://h:1?x=1").find(R"("?x=1")") != std::string::npos);
   CHECK(err("redis://h :1").find("whitespace") != std::string::npos);
@@ -164,8 +170,8 @@ TEST_CASE("make registry: the kind or the url picks the engine") {
   const auto port = server.start();
   RegistrySetup setup;
   setup.client = clientOptions(port);
-  auto byUrl = makeRegistry(env.loop, env.timer, fmt::format("embedded://127.0.0.1:{}", port),
-                            setup);
+  auto byUrl =
+      makeRegistry(env.loop, env.timer, fmt::format("embedded://127.0.0.1:{}", port), setup);
   CHECK(dynamic_cast<EmbeddedEngine*>(&byUrl->engine()) != nullptr);
   byUrl->start();
   CHECK(byUrl->isConnected());

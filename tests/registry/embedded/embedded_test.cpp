@@ -1,7 +1,7 @@
 // The embedded registry end to end on loopback: a RegistryServer, providers and consumers as
-// Registries on the embedded engine, on one loop and one wheel. Registration and notification, a provider whose
-// connection ends, a registry restarted on the same port (failback + recover bring everything
-// back, no retry entry left), bad input refused at once.
+// Registries on the embedded engine, on one loop and one wheel. Registration and notification, a
+// provider whose connection ends, a registry restarted on the same port (failback + recover bring
+// everything back, no retry entry left), bad input refused at once.
 #include "../../net/support.h"
 
 #include <wheelbeat/registry/embedded_engine.h>

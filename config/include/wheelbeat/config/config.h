@@ -46,7 +46,7 @@ struct Config {
   std::map<std::string, tasks::RetryOptions> retry;  // "retry": named policies
   tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
   tasks::FailbackOptions failback{};                 // "failback"
-  wheelbeat::registry::RegistryOptions registry{};  // "registry"
+  wheelbeat::registry::RegistryOptions registry{};   // "registry"
   net::ServerOptions server{};                       // "server"
   net::ClientOptions client{};                       // "client"
 };

@@ -1,6 +1,6 @@
 // Plain options of the net layer (config/ parses JSON into these structs). Defaults are Dubbo's
-// where Dubbo has one (port 20880, connect timeout 3 s, payload 8 MiB). The registry's options are in
-// <wheelbeat/registry/options.h>.
+// where Dubbo has one (port 20880, connect timeout 3 s, payload 8 MiB). The registry's options are
+// in <wheelbeat/registry/options.h>.
 #pragma once
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>

@@ -172,11 +172,10 @@ void EmbeddedEngineImpl::send(const RegistryMessage& message, tasks::Completion 
       },
       kRegistrySerialization);
   if (r.sent != net::SendResult::Queued) {
-    (*shared)(tasks::CallResult::failure(r.sent == net::SendResult::NotConnected
-                                             ? "disconnected"
-                                             : std::string(net::sendResultName(r.sent)),
-                                         fmt::format("registry request not sent: {}",
-                                                     net::sendResultName(r.sent))));
+    (*shared)(tasks::CallResult::failure(
+        r.sent == net::SendResult::NotConnected ? "disconnected"
+                                                : std::string(net::sendResultName(r.sent)),
+        fmt::format("registry request not sent: {}", net::sendResultName(r.sent))));
   }
 }
 

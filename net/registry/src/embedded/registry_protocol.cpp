@@ -76,7 +76,8 @@ RegistryMessage decodeRegistryMessage(std::string_view body) {
   m.subject = std::string(first.substr(space + 1));
   checkSubject(m.command, m.subject);
   if (eol == std::string_view::npos) return m;
-  if (m.command != RegistryCommand::Notify) failProtocol("providers on", first, "providers only on notify");
+  if (m.command != RegistryCommand::Notify)
+    failProtocol("providers on", first, "providers only on notify");
   std::string_view rest = body.substr(eol + 1);
   while (!rest.empty()) {
     const auto next = rest.find('\n');

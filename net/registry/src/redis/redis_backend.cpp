@@ -1,8 +1,10 @@
-// The data half of RedisBackend (see redis_backend.h and redis_engine.h for the model): calls, notifications, renewal, expiry sweeps. Loop thread, except the do* entries.
+// The data half of RedisBackend (see redis_backend.h and redis_engine.h for the model): calls,
+// notifications, renewal, expiry sweeps. Loop thread, except the do* entries.
 #include "redis_backend.h"
 
-#include <wheelbeat/core/log.h>
 #include "../service_url.h"
+
+#include <wheelbeat/core/log.h>
 
 #include <algorithm>
 #include <charconv>
@@ -70,8 +72,7 @@ std::string RedisBackend::expiryFromNow() const {
   return std::to_string(wallMs() + sessionMs.count());
 }
 
-void RedisBackend::publish(const std::string& key, const char* message,
-                                     tasks::Completion done) {
+void RedisBackend::publish(const std::string& key, const char* message, tasks::Completion done) {
   cmd_->command({"PUBLISH", key, message},
                 [done = std::move(done)](const CallResult& r, const RedisReply&) {
                   if (done) done(r.ok ? CallResult::success() : r);
@@ -105,8 +106,8 @@ void RedisBackend::doUnregister(const std::string& url, tasks::Completion done) 
 // The listener joins at once (wanted state); the call succeeds once the channel is subscribed
 // and the list was read and delivered — in that order, so no change between them is missed.
 void RedisBackend::doSubscribe(const std::string& service,
-                                         std::shared_ptr<tasks::NotifyListener> listener,
-                                         tasks::Completion done) {
+                               std::shared_ptr<tasks::NotifyListener> listener,
+                               tasks::Completion done) {
   const bool posted = post([service, listener, done](RedisBackend& self) {
     const std::string key = self.keyOf(service);
     self.listeners_[service].insert(listener);
@@ -123,8 +124,8 @@ void RedisBackend::doSubscribe(const std::string& service,
 // Succeeds once the local state changed: a subscription dies with its connection anyway, and no
 // listener left means the channel is not subscribed again after a reconnect.
 void RedisBackend::doUnsubscribe(const std::string& service,
-                                           std::shared_ptr<tasks::NotifyListener> listener,
-                                           tasks::Completion done) {
+                                 std::shared_ptr<tasks::NotifyListener> listener,
+                                 tasks::Completion done) {
   const bool posted = post([service, listener, done](RedisBackend& self) {
     const auto it = self.listeners_.find(service);
     if (it != self.listeners_.end()) {
@@ -151,8 +152,8 @@ void RedisBackend::onPush(const RedisReply& reply) {
 
 // HGETALL, then deliver. `forListener` (after a subscribe) is told even if nothing changed.
 void RedisBackend::refresh(const std::string& service,
-                                     std::shared_ptr<tasks::NotifyListener> forListener,
-                                     tasks::Completion done) {
+                           std::shared_ptr<tasks::NotifyListener> forListener,
+                           tasks::Completion done) {
   cmd_->command({"HGETALL", keyOf(service)},
                 [this, service, forListener, done](const CallResult& r, const RedisReply& all) {
                   if (!r.ok) {
@@ -164,9 +165,8 @@ void RedisBackend::refresh(const std::string& service,
                 });
 }
 
-void RedisBackend::deliver(const std::string& service,
-                                     const std::vector<std::string>& live,
-                                     const std::shared_ptr<tasks::NotifyListener>& forListener) {
+void RedisBackend::deliver(const std::string& service, const std::vector<std::string>& live,
+                           const std::shared_ptr<tasks::NotifyListener>& forListener) {
   const auto it = listeners_.find(service);
   if (it == listeners_.end()) return;  // unsubscribed meanwhile
   const auto last = lastNotified_.find(service);

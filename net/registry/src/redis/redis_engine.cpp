@@ -15,8 +15,9 @@ namespace {
 RedisBackend::Config configOf(const RegistrySetup& s) {
   validate(s);
   if (s.registry.kind != RegistryKind::Redis) {
-    throw std::invalid_argument(fmt::format("RedisEngine: RegistryOptions.kind = {} (expected: redis)",
-                                            registryKindName(s.registry.kind)));
+    throw std::invalid_argument(
+        fmt::format("RedisEngine: RegistryOptions.kind = {} (expected: redis)",
+                    registryKindName(s.registry.kind)));
   }
   return {s.registry.address,      s.registry.group, s.registry.session,
           s.client.connectTimeout, s.requestTimeout, s.client.heartbeat.resolved()};

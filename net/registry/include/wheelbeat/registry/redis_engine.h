@@ -42,13 +42,13 @@
 //   subscriber link. Checked every heartbeat / 3: a link silent for idleTimeout (default 3 ×
 //   heartbeat) is torn down (half-open detection). A lost link tears both down: pending calls fail
 //   "disconnected"; reconnect after client.heartbeat.reconnectBackoff's delays (error names
-//   "disconnected" / "read-idle"); every successful connect is reported (EngineEvents::connected()),
-//   and after each reconnect (not the first connect) the Registry recover()s: every registration
-//   and subscription is re-sent (a restarted server may be empty). Each call is bounded by
-//   RegistrySetup::requestTimeout ("timeout").
-//   Error replies (e.g. WRONGTYPE) fail the call with "rejected"; like every error they go
-//   through FailbackOptions' policy (retried unless registryRetry.ignore names "rejected";
-//   with check = true a first attempt's rejection is reported, not retried).
+//   "disconnected" / "read-idle"); every successful connect is reported
+//   (EngineEvents::connected()), and after each reconnect (not the first connect) the Registry
+//   recover()s: every registration and subscription is re-sent (a restarted server may be empty).
+//   Each call is bounded by RegistrySetup::requestTimeout ("timeout"). Error replies (e.g.
+//   WRONGTYPE) fail the call with "rejected"; like every error they go through FailbackOptions'
+//   policy (retried unless registryRetry.ignore names "rejected"; with check = true a first
+//   attempt's rejection is reported, not retried).
 //
 // Threads: as Engine (engine.h); stats(), removalBound(): any thread. NotifyListener::notify runs
 // on the loop thread. Close every Registry before stopping its EventLoop (EventLoop::stop() frees

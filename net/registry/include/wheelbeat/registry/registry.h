@@ -100,6 +100,7 @@ private:
 // every other field of setup.registry is kept.
 [[nodiscard]] std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop,
                                                      core::HashedWheelTimer& timer,
-                                                     std::string_view url, RegistrySetup setup = {});
+                                                     std::string_view url,
+                                                     RegistrySetup setup = {});
 
 }  // namespace wheelbeat::registry

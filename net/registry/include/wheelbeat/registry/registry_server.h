@@ -1,7 +1,7 @@
 // RegistryServer: the embedded registry node (the default registry, for the demo and for small
-// deployments). A TcpServer speaking the embedded registry protocol (src/embedded/registry_protocol.h) over the
-// exchange codec, with its state in a RegistryBook keyed by channel (one session per
-// connection).
+// deployments). A TcpServer speaking the embedded registry protocol
+// (src/embedded/registry_protocol.h) over the exchange codec, with its state in a RegistryBook
+// keyed by channel (one session per connection).
 //
 // Liveness: a provider's registrations live as long as its connection. A connection that ends
 // (EOF, reset) drops its session at once; a silent one (frozen process, dead link) is closed by
