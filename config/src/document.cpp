@@ -112,7 +112,7 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   for (const auto& [name, policy] : c.retry) backstop(out, [&] { tasks::validate(policy); });
   backstop(out, [&] { tasks::validate(c.retryBudget); });
   backstop(out, [&] { tasks::validate(c.failback); });
-  backstop(out, [&] { net::validate(c.registry); });
+  backstop(out, [&] { registry::validate(c.registry); });
   backstop(out, [&] { net::validate(c.server); });
   backstop(out, [&] { net::validate(c.client); });
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);

@@ -47,7 +47,7 @@ bool same(const net::LoopOptions& a, const net::LoopOptions& b) {
   return a.maxPartialBytes == b.maxPartialBytes;
 }
 
-bool same(const net::RegistryOptions& a, const net::RegistryOptions& b) {
+bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b) {
   return std::tie(a.kind, a.address, a.group, a.session) ==
          std::tie(b.kind, b.address, b.group, b.session);
 }

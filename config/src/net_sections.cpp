@@ -1,4 +1,4 @@
-// Sections owned by net/: "loop", "registry", "server", "client".
+// Sections owned by net/ ("loop", "server", "client") and net/registry/ ("registry").
 #include "sections.h"
 #include "values.h"
 
@@ -41,10 +41,12 @@ bool readGroup(Errors& errors, const Json& value, const std::string& pointer, st
 }
 
 bool readKind(Errors& errors, const Json& value, const std::string& pointer,
-              net::RegistryOptions& o) {
+              registry::RegistryOptions& o) {
   std::size_t i = 0;
-  if (!readEnum(errors, value, pointer, i, {"embedded", "redis"})) return false;
-  o.kind = i == 0 ? net::RegistryKind::Embedded : net::RegistryKind::Redis;
+  if (!readEnum(errors, value, pointer, i, {"embedded", "redis", "zookeeper"})) return false;
+  constexpr std::array kKinds{registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
+                              registry::RegistryKind::ZooKeeper};
+  o.kind = kKinds.at(i);
   return true;
 }
 
@@ -57,15 +59,15 @@ constexpr std::array<LoopField, 1> kLoopFields{{
      }},
 }};
 
-using RegistryField = Field<net::RegistryOptions>;
+using RegistryField = Field<registry::RegistryOptions>;
 constexpr std::array<RegistryField, 4> kRegistryFields{{
     {"kind", &readKind},
     {"address", [](Errors& e, const Json& v, const std::string& p,
-                   net::RegistryOptions& o) { return readEndpoint(e, v, p, o.address, 1); }},
+                   registry::RegistryOptions& o) { return readEndpoint(e, v, p, o.address, 1); }},
     {"group", [](Errors& e, const Json& v, const std::string& p,
-                 net::RegistryOptions& o) { return readGroup(e, v, p, o.group); }},
+                 registry::RegistryOptions& o) { return readGroup(e, v, p, o.group); }},
     {"session",
-     [](Errors& e, const Json& v, const std::string& p, net::RegistryOptions& o) {
+     [](Errors& e, const Json& v, const std::string& p, registry::RegistryOptions& o) {
        return readDuration(e, v, p, o.session, std::chrono::seconds(1));
      }},
 }};
@@ -144,10 +146,10 @@ bool readLoop(Errors& errors, const Json& value, const std::string& pointer,
 }
 
 bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
-                  net::RegistryOptions& out) {
+                  registry::RegistryOptions& out) {
   const std::size_t before = errors.size();
   Seen seen;
-  readObject<net::RegistryOptions>(errors, value, pointer, kRegistryFields, out, seen);
+  readObject<registry::RegistryOptions>(errors, value, pointer, kRegistryFields, out, seen);
   return errors.size() == before;
 }
 
@@ -162,7 +164,7 @@ bool readClient(Errors& errors, const Json& value, const std::string& pointer,
 }
 
 std::vector<KeyInfo> loopKeys() { return keyInfos<net::LoopOptions>(kLoopFields); }
-std::vector<KeyInfo> registryKeys() { return keyInfos<net::RegistryOptions>(kRegistryFields); }
+std::vector<KeyInfo> registryKeys() { return keyInfos<registry::RegistryOptions>(kRegistryFields); }
 std::vector<KeyInfo> serverKeys() { return keyInfos<net::ServerOptions>(kServerFields); }
 std::vector<KeyInfo> clientKeys() { return keyInfos<net::ClientOptions>(kClientFields); }
 

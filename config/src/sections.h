@@ -66,7 +66,7 @@ bool readFailback(Errors& errors, const Json& value, const std::string& pointer,
 
 bool readLoop(Errors& errors, const Json& value, const std::string& pointer, net::LoopOptions& out);
 bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
-                  net::RegistryOptions& out);
+                  registry::RegistryOptions& out);
 bool readServer(Errors& errors, const Json& value, const std::string& pointer,
                 net::ServerOptions& out);
 bool readClient(Errors& errors, const Json& value, const std::string& pointer,

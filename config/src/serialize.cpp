@@ -68,7 +68,7 @@ Json failbackJson(const tasks::FailbackOptions& o) {
 Json netJson(const Config& c) {
   return Json{{"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}}},
               {"registry",
-               {{"kind", net::registryKindName(c.registry.kind)},
+               {{"kind", registry::registryKindName(c.registry.kind)},
                 {"address", detail::formatEndpoint(c.registry.address)},
                 {"group", c.registry.group},
                 {"session", durationJson(c.registry.session)}}},

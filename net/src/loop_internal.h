@@ -1,5 +1,6 @@
 // What net/ sources share about an EventLoop beyond its public face: the per-loop read buffer
-// and the registry of handles that stop() must close. Private to net/ (includes <uv.h>).
+// and the registry of handles that stop() must close. Private to net/ and net/registry/ (includes
+// <uv.h>).
 #pragma once
 
 #include <wheelbeat/net/codec.h>

@@ -3,7 +3,6 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <cctype>
 #include <stdexcept>
 #include <string>
 
@@ -69,23 +68,6 @@ void validate(const ClientOptions& o) {
   checkCodec(o.codec, "ClientOptions.codec");
   checkSendQueue(o.maxSendQueueBytes, o.codec, "ClientOptions");
   checkNested(o.heartbeat, "HeartbeatOptions", "ClientOptions.heartbeat");
-}
-
-void validate(const RegistryOptions& o) {
-  if (o.kind != RegistryKind::Embedded && o.kind != RegistryKind::Redis) {
-    fail("RegistryOptions.kind", std::to_string(static_cast<int>(o.kind)), "embedded or redis");
-  }
-  checkEndpoint(o.address, false, "RegistryOptions.address");
-  bool blank = o.group.empty();
-  for (char c : o.group) blank = blank || std::isspace(static_cast<unsigned char>(c)) != 0;
-  if (blank) fail("RegistryOptions.group", quoted(o.group), "non-empty, no whitespace");
-  if (o.session < std::chrono::seconds(1)) {
-    fail("RegistryOptions.session", fmt::format("{}", o.session), ">= 1s");
-  }
-}
-
-std::string_view registryKindName(RegistryKind kind) noexcept {
-  return kind == RegistryKind::Redis ? "redis" : "embedded";
 }
 
 }  // namespace wheelbeat::net

@@ -22,7 +22,8 @@ config::Config configure(const samples::Cli& cli) {
     cfg.registry.address.port = static_cast<std::uint16_t>(*port);
   }
   if (const auto kind = cli.get("--registry-kind")) {
-    cfg.registry.kind = *kind == "redis" ? net::RegistryKind::Redis : net::RegistryKind::Embedded;
+    cfg.registry.kind = *kind == "redis" ? wheelbeat::registry::RegistryKind::Redis
+                                         : wheelbeat::registry::RegistryKind::Embedded;
   }
   wheelbeat::core::setLogLevel(cfg.logLevel);
   return cfg;

@@ -11,7 +11,7 @@
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/event_loop.h>
-#include <wheelbeat/net/registry.h>
+#include <wheelbeat/registry/registry.h>
 
 #include <chrono>
 #include <string>
@@ -35,7 +35,8 @@ int runProvider(NodeContext& node);
 int runConsumer(NodeContext& node);
 
 // The registry connection every provider and consumer opens (embedded or Redis, as configured).
-[[nodiscard]] wheelbeat::net::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg);
+[[nodiscard]] wheelbeat::registry::RegistrySetup registrySetup(
+    const wheelbeat::config::Config& cfg);
 
 // Writes one status line (and flushes: the driver reads the pipe line by line).
 void emitStatus(const std::string& fields);

@@ -3,8 +3,8 @@
 #include "node.h"
 #include "rpc/greeter.h"
 
-#include <wheelbeat/net/registry_client.h>
-#include <wheelbeat/net/registry_server.h>
+#include <wheelbeat/registry/embedded_engine.h>
+#include <wheelbeat/registry/registry_server.h>
 
 #include <fmt/format.h>
 
@@ -12,6 +12,7 @@
 #include <cstdio>
 
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
 namespace tasks = wheelbeat::tasks;
 using samples::rpc::GreeterConsumer;
 using samples::rpc::GreeterProvider;
@@ -36,15 +37,15 @@ long long micros(std::chrono::nanoseconds d) {
 }
 
 // The embedded engine exposes its connection (heartbeat RTT, reconnects); Redis does not here.
-const net::TcpClient* connectionOf(net::Registry& registry) {
-  auto* embedded = dynamic_cast<net::RegistryClient*>(&registry);
+const net::TcpClient* connectionOf(registry::Registry& registry) {
+  auto* embedded = dynamic_cast<registry::EmbeddedEngine*>(&registry.engine());
   return embedded != nullptr ? &embedded->connection() : nullptr;
 }
 
 }  // namespace
 
-net::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg) {
-  net::RegistrySetup setup;
+registry::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg) {
+  registry::RegistrySetup setup;
   setup.registry = cfg.registry;
   setup.client = cfg.client;
   setup.failback = cfg.failback;
@@ -61,7 +62,7 @@ void emitStatus(const std::string& fields) {
 int runRegistry(NodeContext& node) {
   net::ServerOptions options = node.cfg.server;
   options.listen = node.cfg.registry.address;
-  net::RegistryServer registry(node.loop, node.timer, options);
+  registry::RegistryServer registry(node.loop, node.timer, options);
   registry.start();
   while (!node.shutdown.wait(kStatusPeriod)) {
     const auto providers = registry.providers(std::string(samples::rpc::kGreeterService));
@@ -75,7 +76,7 @@ int runRegistry(NodeContext& node) {
 int runProvider(NodeContext& node) {
   net::ServerOptions options = node.cfg.server;
   options.listen = {"127.0.0.1", 0};  // any free port: the url tells consumers which one
-  auto registry = net::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
+  auto registry = wheelbeat::registry::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
   registry->start();
   GreeterProvider provider(node.loop, node.timer, options);
   const std::string url = provider.start(*registry);
@@ -114,7 +115,7 @@ std::string linksOf(const GreeterConsumer& consumer) {
   return out.empty() ? "-" : out;
 }
 
-std::string consumerStatus(const GreeterConsumer& consumer, net::Registry& registry,
+std::string consumerStatus(const GreeterConsumer& consumer, registry::Registry& registry,
                            const CallCounters& calls, const tasks::TaskMetrics& metrics) {
   bool anyUsable = false;
   for (const auto& p : consumer.providers()) anyUsable = anyUsable || p.usable;
@@ -134,7 +135,7 @@ std::string consumerStatus(const GreeterConsumer& consumer, net::Registry& regis
 }  // namespace
 
 int runConsumer(NodeContext& node) {
-  auto registry = net::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
+  auto registry = wheelbeat::registry::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
   registry->start();
   samples::rpc::GreeterOptions options;
   options.client = node.cfg.client;

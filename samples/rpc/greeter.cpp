@@ -12,6 +12,7 @@
 #include <mutex>
 
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
 
 namespace samples::rpc {
 
@@ -118,7 +119,7 @@ GreeterProvider::GreeterProvider(net::EventLoop& loop, wheelbeat::core::HashedWh
 
 GreeterProvider::~GreeterProvider() { stop(); }
 
-std::string GreeterProvider::start(net::Registry& registry) {
+std::string GreeterProvider::start(registry::Registry& registry) {
   stats_->port = server_->listen();
   const std::string url = providerUrl({advertiseHost_, stats_->port.load()});
   // Failback: if the registry is unreachable now, the registration is retried on the wheel and

@@ -21,9 +21,9 @@
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
-#include <wheelbeat/net/registry.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
+#include <wheelbeat/registry/registry.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/task_listener.h>
 
@@ -61,7 +61,7 @@ public:
 
   // Listens, then registers the provider url (failback keeps it registered across registry
   // outages). Returns the url. Not from the loop thread.
-  std::string start(wheelbeat::net::Registry& registry);
+  std::string start(wheelbeat::registry::Registry& registry);
   // Stops serving (the registry drops the url with this process's registry session).
   void stop();
 
@@ -115,7 +115,7 @@ public:
   GreeterConsumer& operator=(const GreeterConsumer&) = delete;
 
   // Follows the providers of "greeter" (the registry's notifications).
-  void subscribe(wheelbeat::net::Registry& registry);
+  void subscribe(wheelbeat::registry::Registry& registry);
   // Opens / closes provider connections to match the latest provider list. sayHello() calls it;
   // call it yourself to connect ahead of the first call. Not from the loop thread (closing a
   // connection waits for the loop).

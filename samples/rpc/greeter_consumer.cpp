@@ -11,6 +11,7 @@
 #include <set>
 
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
 namespace tasks = wheelbeat::tasks;
 using SteadyClock = std::chrono::steady_clock;
 
@@ -190,7 +191,7 @@ GreeterConsumer::GreeterConsumer(net::EventLoop& loop, wheelbeat::core::HashedWh
 
 GreeterConsumer::~GreeterConsumer() { close(); }
 
-void GreeterConsumer::subscribe(net::Registry& registry) {
+void GreeterConsumer::subscribe(registry::Registry& registry) {
   registry.subscribe(std::string(kGreeterService), std::make_shared<ProviderListener>(state_));
 }
 

@@ -71,7 +71,8 @@ int main() {
              human(cfg.server.heartbeat.resolved().closeTimeout));
   fmt::print("reconnect backoff {} .. {}, connect timeout {}, registry {} at {}\n",
              human(hb.reconnectBackoff.initialDelay), human(hb.reconnectBackoff.maxDelay),
-             human(cfg.client.connectTimeout), net::registryKindName(cfg.registry.kind),
+             human(cfg.client.connectTimeout),
+             wheelbeat::registry::registryKindName(cfg.registry.kind),
              samples::endpointText(cfg.registry.address));
 
   // A file works the same way (config::load(path)); here one of the shipped examples.

@@ -8,8 +8,8 @@
 #include "common/wait.h"
 #include "rpc/greeter.h"
 
-#include <wheelbeat/net/registry.h>
-#include <wheelbeat/net/registry_server.h>
+#include <wheelbeat/registry/registry.h>
+#include <wheelbeat/registry/registry_server.h>
 
 #include <fmt/format.h>
 
@@ -19,6 +19,7 @@
 
 using namespace std::chrono_literals;
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
 namespace tasks = wheelbeat::tasks;
 using samples::rpc::GreeterConsumer;
 using samples::rpc::GreeterProvider;
@@ -36,14 +37,14 @@ tasks::HeartbeatOptions quickHeartbeat() {
 
 // Each participant gets its own registry connection (makeRegistry: embedded unless the options
 // say Redis), as separate processes would.
-std::unique_ptr<net::Registry> connectRegistry(net::EventLoop& loop,
-                                               wheelbeat::core::HashedWheelTimer& timer,
-                                               std::uint16_t port) {
-  net::RegistrySetup setup;
+std::unique_ptr<registry::Registry> connectRegistry(net::EventLoop& loop,
+                                                    wheelbeat::core::HashedWheelTimer& timer,
+                                                    std::uint16_t port) {
+  registry::RegistrySetup setup;
   setup.registry.address = {"127.0.0.1", port};
   setup.client.heartbeat = quickHeartbeat();
   setup.failback.check = false;  // retry a failed registration instead of reporting it
-  auto registry = net::makeRegistry(loop, timer, setup);
+  auto registry = wheelbeat::registry::makeRegistry(loop, timer, setup);
   registry->start();
   return registry;
 }
@@ -83,7 +84,7 @@ int main() {
   net::ServerOptions registryOptions;
   registryOptions.listen = {"127.0.0.1", 0};
   registryOptions.heartbeat = quickHeartbeat();
-  net::RegistryServer registryNode(loop, timer, registryOptions);
+  registry::RegistryServer registryNode(loop, timer, registryOptions);
   const std::uint16_t registryPort = registryNode.start();
 
   net::ServerOptions serverOptions;

@@ -132,8 +132,10 @@ const std::vector<Bad> kBad = {
     {R"({"loop":{"maxPartialBytes":0}})",
      {e("/loop/maxPartialBytes: 0", "a known key: max_partial_bytes")}},
     // registry
-    {R"({"registry":{"kind":"zookeeper"}})",
-     {e(R"(/registry/kind: "zookeeper")", R"(one of "embedded", "redis")")}},
+    {R"({"registry":{"kind":"etcd"}})",
+     {e(R"(/registry/kind: "etcd")", R"(one of "embedded", "redis", "zookeeper")")}},
+    {R"({"registry":{"kind":"ZooKeeper"}})",
+     {e(R"(/registry/kind: "ZooKeeper")", R"(one of "embedded", "redis", "zookeeper")")}},
     {R"({"registry":{"address":"localhost"}})",
      {e(R"(/registry/address: "localhost")", kEndpoint)}},
     {R"({"registry":{"address":"localhost:0"}})",

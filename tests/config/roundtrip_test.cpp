@@ -41,7 +41,7 @@ Config everythingChanged() {
   c.retryBudget = {0.75, 3, 1500us};
   c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
   c.loop.maxPartialBytes = 0;  // unlimited
-  c.registry = {wheelbeat::net::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
+  c.registry = {wheelbeat::registry::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
   c.server.maxConnections = 1000;
@@ -84,6 +84,21 @@ TEST_CASE("round trip: defaults and every sample come back equal") {
     CAPTURE(name);
     const Config c = wheelbeat::config::load(wbtest::samplesDir() / name);
     CHECK(loadString(toJson(c)) == c);
+  }
+}
+
+TEST_CASE("round trip: every registry kind comes back by its name") {
+  using wheelbeat::registry::RegistryKind;
+  for (const auto& [kind, name] :
+       std::vector<std::pair<RegistryKind, std::string>>{{RegistryKind::Embedded, "embedded"},
+                                                         {RegistryKind::Redis, "redis"},
+                                                         {RegistryKind::ZooKeeper, "zookeeper"}}) {
+    CAPTURE(name);
+    Config c;
+    c.registry.kind = kind;
+    CHECK(nlohmann::json::parse(toJson(c))["registry"]["kind"] == name);
+    CHECK(loadString(toJson(c)) == c);
+    CHECK(loadString(fmt::format(R"({{"registry":{{"kind":"{}"}}}})", name)).registry.kind == kind);
   }
 }
 
@@ -131,7 +146,8 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.failback.invocationRetry.retryOn = {"x"}; },
       [](Config& c) { c.failback.maxPendingRetries = 1; },
       [](Config& c) { c.loop.maxPartialBytes = 0; },
-      [](Config& c) { c.registry.kind = wheelbeat::net::RegistryKind::Redis; },
+      [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::Redis; },
+      [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::ZooKeeper; },
       [](Config& c) { c.registry.address.port = 1; },
       [](Config& c) { c.registry.group = "x"; },
       [](Config& c) { c.registry.session = 2s; },

@@ -64,7 +64,7 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
       {"/wheel/ticks_per_wheel", "an integer in 1..1073741824 (rounded up to a power of two)"},
       {"/retry_budget/ratio", "a number in 0..1000"},
       {"/failback/check", "true or false"},
-      {"/registry/kind", R"(one of "embedded", "redis")"},
+      {"/registry/kind", R"(one of "embedded", "redis", "zookeeper")"},
       {"/registry/group", "a non-empty string without whitespace"},
       {"/loop/max_partial_bytes", "an integer >= 0 (bytes; 0 = unlimited)"},
       {"/server/max_connections", "an integer >= 0 (0 = unlimited)"},

@@ -45,3 +45,4 @@ endif()
 
 run(${CMAKE_COMMAND} --build ${consumer_build})
 run(${consumer_build}/wheelbeat_consumer)
+run(${consumer_build}/wheelbeat_registry_consumer)

@@ -21,6 +21,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/options.h>
+#include <wheelbeat/registry/options.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/retry_budget.h>
@@ -46,7 +47,7 @@ struct Config {
   tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
   tasks::FailbackOptions failback{};                 // "failback"
   net::LoopOptions loop{};                           // "loop": for net::EventLoop's constructor
-  net::RegistryOptions registry{};                   // "registry"
+  wheelbeat::registry::RegistryOptions registry{};   // "registry"
   net::ServerOptions server{};                       // "server"
   net::ClientOptions client{};                       // "client"
 };

@@ -1,5 +1,6 @@
 // Plain options of the net layer (config/ parses JSON into these structs). Defaults are Dubbo's
-// where Dubbo has one (port 20880, connect timeout 3 s, payload 8 MiB, registry session 60 s).
+// where Dubbo has one (port 20880, connect timeout 3 s, payload 8 MiB). The registry's options are
+// in <wheelbeat/registry/options.h>.
 #pragma once
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>
@@ -64,28 +65,11 @@ struct ClientOptions {
   tasks::HeartbeatOptions heartbeat{};
 };
 
-enum class RegistryKind { Embedded, Redis };
-
-struct RegistryOptions {
-  RegistryKind kind = RegistryKind::Embedded;
-  // Embedded: the registry node's address (wheelbeat's own protocol). Redis: redis-server.
-  Endpoint address{"127.0.0.1", 9090};
-  // Namespace of every key (Dubbo's `group`, default "dubbo"). Non-empty, no whitespace.
-  std::string group = "dubbo";
-  // A registration not renewed within this time expires (Redis key expiry; the embedded registry
-  // drops a provider whose channel is gone). Renewed every session / 2. >= 1 s. Dubbo: 60 s.
-  std::chrono::nanoseconds session = std::chrono::seconds(60);
-};
-
 // Each throws std::invalid_argument naming the first bad field, its value and the expectation,
 // e.g. "ClientOptions.server.port = 0 (expected: 1 .. 65535)"; nested options are checked too
 // (with their path, e.g. "ServerOptions.heartbeat.idleTimeout = ..."). Thread: any.
 void validate(const CodecOptions& options);
 void validate(const ServerOptions& options);
 void validate(const ClientOptions& options);
-void validate(const RegistryOptions& options);
-
-// "embedded" / "redis".
-[[nodiscard]] std::string_view registryKindName(RegistryKind kind) noexcept;
 
 }  // namespace wheelbeat::net

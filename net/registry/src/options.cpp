@@ -1,0 +1,139 @@
+#include <wheelbeat/registry/options.h>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::registry {
+namespace {
+
+constexpr std::array<std::pair<RegistryKind, std::string_view>, 3> kKinds{{
+    {RegistryKind::Embedded, "embedded"},
+    {RegistryKind::Redis, "redis"},
+    {RegistryKind::ZooKeeper, "zookeeper"},
+}};
+constexpr std::string_view kKindList = "embedded, redis or zookeeper";
+
+[[noreturn]] void fail(std::string_view path, std::string_view value, std::string_view expected) {
+  throw std::invalid_argument(fmt::format("{} = {} (expected: {})", path, value, expected));
+}
+
+// Re-throws a nested validator's message under `path` ("ClientOptions.x" → "path.x").
+template <typename Validate>
+void nested(Validate validate, std::string_view prefix, std::string_view path) {
+  try {
+    validate();
+  } catch (const std::invalid_argument& e) {
+    std::string_view message = e.what();
+    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+    throw std::invalid_argument(fmt::format("{}{}", path, message));
+  }
+}
+
+bool hasSpace(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+}
+
+[[noreturn]] void badUrl(std::string_view url, std::string_view what, std::string_view expected) {
+  throw std::invalid_argument(
+      fmt::format("registry url \"{}\": {} (expected: {})", url, what, expected));
+}
+
+// 1..65535, decimal digits only.
+std::optional<std::uint16_t> portOf(std::string_view s) {
+  if (s.empty() || s.size() > 5) return std::nullopt;
+  std::uint32_t port = 0;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return std::nullopt;
+    port = port * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  if (port < 1 || port > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(port);
+}
+
+// "host:port" or "[v6]:port" → the endpoint (brackets removed); `url` is for the error only.
+net::Endpoint endpointOf(std::string_view url, std::string_view authority) {
+  constexpr std::string_view kHostPort = "host:port, IPv6 as [::1]:port, port 1..65535";
+  const auto colon = authority.rfind(':');
+  if (colon == std::string_view::npos) badUrl(url, "no port", kHostPort);
+  std::string_view host = authority.substr(0, colon);
+  if (host.starts_with('[') && host.ends_with(']') && host.size() > 2) {
+    host = host.substr(1, host.size() - 2);
+    if (host.find(':') == std::string_view::npos) badUrl(url, "brackets", "only around IPv6");
+  } else if (host.empty() || host.find_first_of(":[]@") != std::string_view::npos) {
+    badUrl(url, fmt::format("host \"{}\"", host), kHostPort);
+  }
+  const auto port = portOf(authority.substr(colon + 1));
+  if (!port) badUrl(url, fmt::format("port \"{}\"", authority.substr(colon + 1)), kHostPort);
+  return {std::string(host), *port};
+}
+
+}  // namespace
+
+void validate(const RegistryOptions& o) {
+  if (std::none_of(kKinds.begin(), kKinds.end(),
+                   [&](const auto& k) { return k.first == o.kind; })) {
+    fail("RegistryOptions.kind", std::to_string(static_cast<int>(o.kind)), kKindList);
+  }
+  if (o.address.host.empty()) fail("RegistryOptions.address.host", "\"\"", "a non-empty host");
+  if (o.address.port == 0) fail("RegistryOptions.address.port", "0", "1 .. 65535");
+  if (o.group.empty() || hasSpace(o.group)) {
+    fail("RegistryOptions.group", fmt::format("\"{}\"", o.group), "non-empty, no whitespace");
+  }
+  if (o.session < std::chrono::seconds(1)) {
+    fail("RegistryOptions.session", fmt::format("{}", o.session), ">= 1s");
+  }
+}
+
+void validate(const RegistrySetup& s) {
+  validate(s.registry);
+  net::ClientOptions client = s.client;
+  client.server = s.registry.address;
+  nested([&] { net::validate(client); }, "ClientOptions", "RegistrySetup.client");
+  nested([&] { tasks::validate(s.failback); }, "FailbackOptions", "RegistrySetup.failback");
+  if (s.requestTimeout <= std::chrono::nanoseconds(0)) {
+    fail("RegistrySetup.requestTimeout", fmt::format("{}", s.requestTimeout), "> 0");
+  }
+}
+
+std::string_view registryKindName(RegistryKind kind) noexcept {
+  for (const auto& [k, name] : kKinds) {
+    if (k == kind) return name;
+  }
+  return "unknown";
+}
+
+RegistryOptions parseRegistryUrl(std::string_view url) {
+  const auto sep = url.find("://");
+  if (sep == std::string_view::npos) badUrl(url, "no \"://\"", "kind://host:port");
+  const std::string_view scheme = url.substr(0, sep);
+  const auto kind =
+      std::find_if(kKinds.begin(), kKinds.end(), [&](const auto& k) { return k.second == scheme; });
+  if (kind == kKinds.end()) badUrl(url, fmt::format("scheme \"{}\"", scheme), kKindList);
+  const std::string_view authority = url.substr(sep + 3);
+  if (const auto extra = authority.find_first_of("/?#@"); extra != std::string_view::npos) {
+    badUrl(url, fmt::format("\"{}\"", authority.substr(extra)),
+           "kind://host:port, no user, path or query");
+  }
+  if (hasSpace(authority)) badUrl(url, "whitespace", "kind://host:port");
+  RegistryOptions options;
+  options.kind = kind->first;
+  options.address = endpointOf(url, authority);
+  return options;
+}
+
+std::string registryUrl(const RegistryOptions& o) {
+  if (o.address.host.find(':') != std::string::npos) {
+    return fmt::format("{}://[{}]:{}", registryKindName(o.kind), o.address.host, o.address.port);
+  }
+  return fmt::format("{}://{}:{}", registryKindName(o.kind), o.address.host, o.address.port);
+}
+
+}  // namespace wheelbeat::registry

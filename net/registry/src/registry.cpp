@@ -1,0 +1,192 @@
+// Registry: what every engine shares — the URL checks, the FailbackRegistry, start()'s wait for
+// the first attempt, recover() after each reconnect — and makeRegistry(), which picks the engine.
+#include "service_url.h"
+#include "zookeeper_factory.h"
+
+#include <wheelbeat/registry/embedded_engine.h>
+#include <wheelbeat/registry/redis_engine.h>
+#include <wheelbeat/registry/registry.h>
+
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::registry {
+
+// The EngineEvents of one Registry: the first-attempt latch of start(), and recover() on every
+// connect after the first. Shared with the engine (which may report from its loop thread while
+// the Registry closes): once closed, every event is ignored.
+class Registry::Link final : public EngineEvents {
+public:
+  explicit Link(std::shared_ptr<tasks::FailbackRegistry> failback)
+      : failback_(std::move(failback)) {}
+
+  void connected() override {
+    {
+      std::lock_guard lock(mutex_);
+      firstAttemptOver_ = true;
+      // Held across recover() (it only queues entries on the wheel): close() cannot stop the
+      // FailbackRegistry in between, which would make recover() throw.
+      if (everConnected_ && failback_) failback_->recover();
+      everConnected_ = true;
+    }
+    attempted_.notify_all();
+  }
+
+  void disconnected() override { endFirstAttempt(); }
+
+  std::vector<std::string> registered() const override {
+    std::lock_guard lock(mutex_);
+    return failback_ ? failback_->registered() : std::vector<std::string>{};
+  }
+
+  // Bounded by `bound`: the engine's connect timeout, plus a margin.
+  void waitFirstAttempt(std::chrono::nanoseconds bound) {
+    std::unique_lock lock(mutex_);
+    attempted_.wait_for(lock, bound, [this] { return firstAttemptOver_; });
+  }
+
+  // Every event after this is ignored; a start() still waiting returns.
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      failback_.reset();
+      closed_ = true;
+    }
+    endFirstAttempt();
+  }
+
+  // False after close(); true once per Registry (the first start()).
+  bool beginStart() {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw std::logic_error("Registry: start() after close()");
+    return !std::exchange(started_, true);
+  }
+
+private:
+  void endFirstAttempt() {
+    {
+      std::lock_guard lock(mutex_);
+      firstAttemptOver_ = true;
+    }
+    attempted_.notify_all();
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable attempted_;
+  std::shared_ptr<tasks::FailbackRegistry> failback_;  // null once closed
+  bool firstAttemptOver_ = false;
+  bool everConnected_ = false;
+  bool started_ = false;
+  bool closed_ = false;
+};
+
+namespace {
+
+// A malformed url or service is the caller's bug: refused at once, never queued for retries.
+template <typename Check>
+void checked(Check check) {
+  try {
+    check();
+  } catch (const RegistryProtocolError& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+std::shared_ptr<Engine> checkedEngine(std::unique_ptr<Engine> engine, const RegistrySetup& setup) {
+  if (!engine) throw std::invalid_argument("Registry: engine = null (expected: an engine)");
+  validate(setup);
+  return engine;
+}
+
+}  // namespace
+
+Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine,
+                   RegistrySetup setup)
+    : connectTimeout_(setup.client.connectTimeout),
+      engine_(checkedEngine(std::move(engine), setup)),
+      failback_(std::make_shared<tasks::FailbackRegistry>(timer, engine_, std::move(setup.failback),
+                                                          std::move(setup.listener),
+                                                          std::move(setup.metrics))),
+      link_(std::make_shared<Link>(failback_)) {}
+
+Registry::~Registry() { close(); }
+
+void Registry::start() {
+  if (link_->beginStart()) engine_->start(link_);
+  // The connect timeout bounds the attempt; the margin covers the wheel's tick and the loop.
+  link_->waitFirstAttempt(connectTimeout_ + std::chrono::seconds(1));
+}
+
+void Registry::close() {
+  // Once, and a concurrent caller returns only when it is done.
+  std::call_once(closeOnce_, [this] {
+    link_->close();
+    failback_->stop();
+    engine_->close();
+  });
+}
+
+void Registry::registerUrl(const std::string& url, tasks::Completion done) {
+  checked([&] { (void)serviceOfUrl(url); });
+  failback_->registerUrl(url, std::move(done));
+}
+
+void Registry::unregisterUrl(const std::string& url, tasks::Completion done) {
+  checked([&] { (void)serviceOfUrl(url); });
+  failback_->unregisterUrl(url, std::move(done));
+}
+
+void Registry::subscribe(const std::string& service,
+                         std::shared_ptr<tasks::NotifyListener> listener, tasks::Completion done) {
+  checked([&] { checkServiceName(service); });
+  failback_->subscribe(service, std::move(listener), std::move(done));
+}
+
+void Registry::unsubscribe(const std::string& service,
+                           std::shared_ptr<tasks::NotifyListener> listener,
+                           tasks::Completion done) {
+  checked([&] { checkServiceName(service); });
+  failback_->unsubscribe(service, std::move(listener), std::move(done));
+}
+
+void Registry::recover() { failback_->recover(); }
+tasks::FailbackRegistry& Registry::failback() noexcept { return *failback_; }
+bool Registry::isConnected() const noexcept { return engine_->isConnected(); }
+Engine& Registry::engine() noexcept { return *engine_; }
+
+namespace {
+
+std::unique_ptr<Engine> makeEngine(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                                   const RegistrySetup& setup) {
+  switch (setup.registry.kind) {
+    case RegistryKind::Embedded: return makeEmbeddedEngine(loop, timer, setup);
+    case RegistryKind::Redis: return makeRedisEngine(loop, timer, setup);
+    case RegistryKind::ZooKeeper: return makeZookeeperEngine(loop, timer, setup);
+  }
+  throw std::invalid_argument(
+      fmt::format("RegistryOptions.kind = {} (expected: embedded, redis or zookeeper)",
+                  static_cast<int>(setup.registry.kind)));
+}
+
+}  // namespace
+
+std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                                       RegistrySetup setup) {
+  validate(setup);
+  auto engine = makeEngine(loop, timer, setup);
+  return std::make_unique<Registry>(timer, std::move(engine), std::move(setup));
+}
+
+std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                                       std::string_view url, RegistrySetup setup) {
+  const RegistryOptions parsed = parseRegistryUrl(url);
+  setup.registry.kind = parsed.kind;
+  setup.registry.address = parsed.address;
+  return makeRegistry(loop, timer, std::move(setup));
+}
+
+}  // namespace wheelbeat::registry
