@@ -18,10 +18,15 @@ bool same(const tasks::RetryOptions& a, const tasks::RetryOptions& b) {
                   b.maxAttempts, b.deadline, b.retryOn, b.ignore);
 }
 
+bool same(const tasks::PhiOptions& a, const tasks::PhiOptions& b) {
+  return std::tie(a.threshold, a.minStdDeviation, a.acceptablePause, a.window) ==
+         std::tie(b.threshold, b.minStdDeviation, b.acceptablePause, b.window);
+}
+
 bool same(const tasks::HeartbeatOptions& a, const tasks::HeartbeatOptions& b) {
-  return std::tie(a.heartbeat, a.idleTimeout, a.closeTimeout, a.seed) ==
-             std::tie(b.heartbeat, b.idleTimeout, b.closeTimeout, b.seed) &&
-         same(a.reconnectBackoff, b.reconnectBackoff);
+  return std::tie(a.heartbeat, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
+             std::tie(b.heartbeat, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
+         same(a.reconnectBackoff, b.reconnectBackoff) && same(a.phi, b.phi);
 }
 
 bool same(const std::map<std::string, tasks::RetryOptions>& a,

@@ -17,14 +17,6 @@ constexpr std::uint64_t kMaxSize = std::numeric_limits<std::size_t>::max();
 // A frame's header: a largest body plus its header must fit an empty send queue.
 constexpr std::uint64_t kHeaderBytes = 16;
 
-bool readSize(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
-              std::uint64_t lo, std::uint64_t hi, std::string_view expected) {
-  std::uint64_t v = 0;
-  if (!readUnsigned(errors, value, pointer, v, lo, hi, expected)) return false;
-  out = static_cast<std::size_t>(v);
-  return true;
-}
-
 bool readGroup(Errors& errors, const Json& value, const std::string& pointer, std::string& out) {
   bool ok = value.is_string() && !value.get_ref<const std::string&>().empty();
   if (ok) {

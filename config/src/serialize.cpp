@@ -44,12 +44,21 @@ Json policyJson(const tasks::RetryOptions& o) {
               {"ignore", o.ignore}};
 }
 
+Json phiJson(const tasks::PhiOptions& o) {
+  return Json{{"threshold", o.threshold},
+              {"min_std_deviation", durationJson(o.minStdDeviation)},
+              {"acceptable_pause", durationJson(o.acceptablePause)},
+              {"window", o.window}};
+}
+
 Json heartbeatJson(const tasks::HeartbeatOptions& o) {
   return Json{{"interval", durationJson(o.heartbeat)},
               {"idle_timeout", durationJson(o.idleTimeout)},
               {"close_timeout", durationJson(o.closeTimeout)},
               {"reconnect", policyJson(o.reconnectBackoff)},
-              {"seed", o.seed}};
+              {"seed", o.seed},
+              {"detector", tasks::detectorKindName(o.detector)},
+              {"phi", phiJson(o.phi)}};
 }
 
 Json retryMapJson(const std::map<std::string, tasks::RetryOptions>& retry) {

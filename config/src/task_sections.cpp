@@ -1,4 +1,5 @@
-// Sections owned by tasks/: "heartbeat" (heartbeat, idle, close, reconnect) and "failback".
+// Sections owned by tasks/: "heartbeat" (heartbeat, idle, close, reconnect, failure detector) and
+// "failback".
 #include "sections.h"
 #include "values.h"
 
@@ -10,11 +11,53 @@
 namespace wheelbeat::config::detail {
 namespace {
 
+using tasks::DetectorKind;
 using tasks::FailbackOptions;
 using tasks::HeartbeatOptions;
+using tasks::PhiOptions;
+
+// tasks/ accepts any finite threshold > 0 (JSON has no NaN or infinity).
+constexpr double kMinThreshold = std::numeric_limits<double>::denorm_min();
+constexpr double kMaxDouble = std::numeric_limits<double>::max();
+constexpr std::uint64_t kMaxWindow = 100000;  // PhiOptions::window's limit (failure_detector.cpp)
+
+using PhiField = Field<PhiOptions>;
+constexpr std::array<PhiField, 4> kPhiFields{{
+    {"threshold",
+     [](Errors& e, const Json& v, const std::string& p, PhiOptions& o) {
+       return readNumber(e, v, p, o.threshold, kMinThreshold, kMaxDouble, "a number > 0");
+     }},
+    {"min_std_deviation",
+     [](Errors& e, const Json& v, const std::string& p, PhiOptions& o) {
+       return readPositiveDuration(e, v, p, o.minStdDeviation);
+     }},
+    {"acceptable_pause", [](Errors& e, const Json& v, const std::string& p,
+                            PhiOptions& o) { return readDuration(e, v, p, o.acceptablePause); }},
+    {"window",
+     [](Errors& e, const Json& v, const std::string& p, PhiOptions& o) {
+       return readSize(e, v, p, o.window, 1, kMaxWindow, "an integer in 1..100000");
+     }},
+}};
+
+std::vector<KeyInfo> phiKeys() { return keyInfos<PhiOptions>(kPhiFields); }
+
+bool readPhi(Errors& errors, const Json& value, const std::string& pointer, PhiOptions& out) {
+  const std::size_t before = errors.size();
+  Seen seen;
+  readObject<PhiOptions>(errors, value, pointer, kPhiFields, out, seen);
+  return errors.size() == before;
+}
+
+bool readDetector(Errors& errors, const Json& value, const std::string& pointer,
+                  DetectorKind& out) {
+  std::size_t i = 0;
+  if (!readEnum(errors, value, pointer, i, {"fixed", "phi"})) return false;
+  out = i == 0 ? DetectorKind::Fixed : DetectorKind::Phi;
+  return true;
+}
 
 using HeartbeatField = Field<In<HeartbeatOptions>>;
-constexpr std::array<HeartbeatField, 5> kHeartbeatFields{{
+constexpr std::array<HeartbeatField, 7> kHeartbeatFields{{
     {"interval",
      [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
        return readPositiveDuration(e, v, p, t.out.heartbeat);
@@ -37,6 +80,13 @@ constexpr std::array<HeartbeatField, 5> kHeartbeatFields{{
        return readUnsigned(e, v, p, t.out.seed, 0, std::numeric_limits<std::uint64_t>::max(),
                            "an integer in 0..18446744073709551615 (0: a random seed per task)");
      }},
+    {"detector", [](Errors& e, const Json& v, const std::string& p,
+                    In<HeartbeatOptions>& t) { return readDetector(e, v, p, t.out.detector); }},
+    {"phi",
+     [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
+       return readPhi(e, v, p, t.out.phi);
+     },
+     &phiKeys},
 }};
 
 // 2 × d, saturating (as tasks::validate() computes it).

@@ -134,6 +134,14 @@ bool readUnsigned(Errors& errors, const Json& value, const std::string& pointer,
   return true;
 }
 
+bool readSize(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
+              std::uint64_t lo, std::uint64_t hi, std::string_view expected) {
+  std::uint64_t v = 0;
+  if (!readUnsigned(errors, value, pointer, v, lo, hi, expected)) return false;
+  out = static_cast<std::size_t>(v);
+  return true;
+}
+
 bool readNumber(Errors& errors, const Json& value, const std::string& pointer, double& out,
                 double lo, double hi, std::string_view expected) {
   // JSON has no NaN or infinity, and a literal too large for a double is a parse error.

@@ -43,6 +43,9 @@ bool readInt(Errors& errors, const Json& value, const std::string& pointer, std:
              std::int64_t lo, std::int64_t hi, std::string_view expected);
 bool readUnsigned(Errors& errors, const Json& value, const std::string& pointer, std::uint64_t& out,
                   std::uint64_t lo, std::uint64_t hi, std::string_view expected);
+// readUnsigned() into a std::size_t.
+bool readSize(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
+              std::uint64_t lo, std::uint64_t hi, std::string_view expected);
 // A finite number (integer or not) in [lo, hi].
 bool readNumber(Errors& errors, const Json& value, const std::string& pointer, double& out,
                 double lo, double hi, std::string_view expected);

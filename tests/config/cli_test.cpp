@@ -60,6 +60,17 @@ TEST_CASE("cli: the effective configuration fills in the loop and server limits"
   CHECK(j["server"]["max_connections"] == 0);
 }
 
+TEST_CASE("cli: the effective configuration shows the heartbeat's failure detector") {
+  const Run r = run({"validate", sample("minimal.json")});
+  CHECK(r.status == cli::kValid);
+  const auto heartbeat = nlohmann::json::parse(r.out)["heartbeat"];
+  CHECK(heartbeat["detector"] == "fixed");
+  CHECK(heartbeat["phi"] == nlohmann::json{{"threshold", 8.0},
+                                           {"min_std_deviation", "100ms"},
+                                           {"acceptable_pause", 0},
+                                           {"window", 1000}});
+}
+
 TEST_CASE("cli: several valid files print one document each in order") {
   const Run r = run({"validate", sample("minimal.json"), sample("client.json")});
   CHECK(r.status == cli::kValid);

@@ -35,12 +35,45 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.client.codec.maxBodyBytes == 8u << 20);
 }
 
+TEST_CASE("defaults: the failure detector is the fixed one, with Akka's phi options") {
+  const Config c = loadString("{}");
+  CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Fixed);
+  CHECK(c.heartbeat.phi.threshold == 8.0);
+  CHECK(c.heartbeat.phi.minStdDeviation == 100ms);
+  CHECK(c.heartbeat.phi.acceptablePause == 0s);
+  CHECK(c.heartbeat.phi.window == 1000);
+  CHECK(loadString(R"({"heartbeat":{"detector":"fixed","phi":{}}})") == Config{});
+}
+
+TEST_CASE("defaults: phi keys left out keep their defaults; boundaries are accepted") {
+  const Config c = loadString(R"({"heartbeat":{"detector":"phi","phi":{"threshold":0.5}}})");
+  CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Phi);
+  CHECK(c.heartbeat.phi.threshold == 0.5);
+  CHECK(c.heartbeat.phi.minStdDeviation == 100ms);
+  CHECK(c.heartbeat.phi.window == 1000);
+  const Config edge = loadString(R"({"heartbeat":{"phi":{"threshold":1e-300,
+      "min_std_deviation":"1ns","acceptable_pause":"0s","window":1}}})");
+  CHECK(edge.heartbeat.phi.threshold == 1e-300);
+  CHECK(edge.heartbeat.phi.minStdDeviation == 1ns);
+  CHECK(edge.heartbeat.phi.window == 1);
+  CHECK(loadString(R"({"heartbeat":{"phi":{"window":100000,"acceptable_pause":1500}}})")
+            .heartbeat.phi.acceptablePause == 1500ms);
+}
+
 TEST_CASE("defaults: heartbeat is copied into server and client") {
   const Config c = loadString(R"({"heartbeat":{"interval":"20s","close_timeout":"1m"}})");
   CHECK(c.heartbeat.heartbeat == 20s);
   CHECK(c.server.heartbeat.heartbeat == 20s);
   CHECK(c.server.heartbeat.closeTimeout == 1min);
   CHECK(c.client.heartbeat.heartbeat == 20s);
+  const Config phi = loadString(R"({"heartbeat":{"detector":"phi","phi":{"threshold":12,
+                                    "acceptable_pause":"2s","window":50}}})");
+  for (const auto* h : {&phi.server.heartbeat, &phi.client.heartbeat}) {
+    CHECK(h->detector == wheelbeat::tasks::DetectorKind::Phi);
+    CHECK(h->phi.threshold == 12.0);
+    CHECK(h->phi.acceptablePause == 2s);
+    CHECK(h->phi.window == 50);
+  }
 }
 
 TEST_CASE("defaults: an inline failback policy starts from that field's default policy") {

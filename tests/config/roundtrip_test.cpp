@@ -37,6 +37,8 @@ Config everythingChanged() {
   c.wheel = {7ms, 1000, 42};
   c.logLevel = wheelbeat::core::LogLevel::Debug;
   c.heartbeat = {20s, 50s, 70s, oddPolicy(0), 12345678901234567890ULL};
+  c.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi;
+  c.heartbeat.phi = {1.0 / 3.0 + 7.0, 250us, 3s + 1ns, 77};  // a threshold that is no short decimal
   c.retry = {{"payments", oddPolicy(1)}, {"odd name ~/", oddPolicy(2)}};
   c.retryBudget = {0.75, 3, 1500us};
   c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
@@ -114,6 +116,17 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(j["wheel"]["tick"] == "7ms");
   CHECK(j["heartbeat"]["interval"] == "20s");
   CHECK(j["heartbeat"]["reconnect"]["deadline"] == "3600000000001ns");
+  CHECK(j["heartbeat"]["detector"] == "phi");
+  CHECK(j["heartbeat"]["phi"] == nlohmann::json{{"threshold", 1.0 / 3.0 + 7.0},
+                                                {"min_std_deviation", "250us"},
+                                                {"acceptable_pause", "3000000001ns"},
+                                                {"window", 77}});
+  CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["detector"] == "fixed");
+  CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["phi"] ==
+        nlohmann::json{{"threshold", 8.0},
+                       {"min_std_deviation", "100ms"},
+                       {"acceptable_pause", 0},
+                       {"window", 1000}});
   CHECK(j["retry_budget"]["window"] == "1500us");
   CHECK(j["registry"]["address"] == "[fe80::1]:6379");
   CHECK(j["server"]["listen"] == "[::]:0");
@@ -137,6 +150,11 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.heartbeat.closeTimeout = 1s; },
       [](Config& c) { c.heartbeat.seed = 1; },
       [](Config& c) { c.heartbeat.reconnectBackoff.multiplier = 2; },
+      [](Config& c) { c.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
+      [](Config& c) { c.heartbeat.phi.threshold = 9; },
+      [](Config& c) { c.heartbeat.phi.minStdDeviation = 1s; },
+      [](Config& c) { c.heartbeat.phi.acceptablePause = 1s; },
+      [](Config& c) { c.heartbeat.phi.window = 1; },
       [](Config& c) { c.retry["x"] = {}; },
       [](Config& c) { c.retryBudget.ratio = 0.5; },
       [](Config& c) { c.retryBudget.minRetriesPerSecond = 1; },
@@ -157,11 +175,13 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.server.codec.maxBodyBytes = 1; },
       [](Config& c) { c.server.maxSendQueueBytes = 1; },
       [](Config& c) { c.server.heartbeat.seed = 1; },
+      [](Config& c) { c.server.heartbeat.phi.window = 1; },
       [](Config& c) { c.client.server.port = 1; },
       [](Config& c) { c.client.connectTimeout = 1s; },
       [](Config& c) { c.client.codec.maxBodyBytes = 1; },
       [](Config& c) { c.client.maxSendQueueBytes = 1; },
       [](Config& c) { c.client.heartbeat.seed = 1; },
+      [](Config& c) { c.client.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     CAPTURE(i);

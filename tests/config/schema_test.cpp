@@ -86,7 +86,8 @@ TEST_CASE("schema: draft 2020-12 and additionalProperties false on every fixed o
     CHECK(target["additionalProperties"] == false);
     ++objects;
   });
-  CHECK(objects == 9);  // wheel heartbeat retry/* retry_budget failback loop registry server client
+  // wheel heartbeat heartbeat/phi retry/* retry_budget failback loop registry server client
+  CHECK(objects == 10);
 }
 
 TEST_CASE("schema: every default is the loader's default") {
@@ -106,7 +107,7 @@ TEST_CASE("schema: every default is the loader's default") {
     CHECK(wheelbeat::config::loadString(document.dump()) == wheelbeat::config::Config{});
     ++checked;
   });
-  CHECK(checked == 49);
+  CHECK(checked == 55);
 }
 
 TEST_CASE("samples: every sample config loads without error") {
