@@ -167,11 +167,12 @@ bool ZkServer::waitServing() {
                            port_, logTail());
       return false;
     }
-    if (fourLetter("ruok") == "imok") return true;
+    // "ruok" answers before the server takes sessions; "srvr" reports a mode only then.
+    if (fourLetter("srvr").find("Mode: ") != std::string::npos) return true;
     std::this_thread::sleep_for(20ms);  // polling a condition with a deadline
   }
-  error_ = fmt::format("the server did not answer ruok on port {} within {} s; log tail:\n{}",
-                       port_, kStartBound.count(), logTail());
+  error_ = fmt::format("the server did not serve on port {} within {} s; log tail:\n{}", port_,
+                       kStartBound.count(), logTail());
   return false;
 }
 

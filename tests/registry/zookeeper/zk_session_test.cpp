@@ -7,6 +7,7 @@
 #include "dubbo_url.h"
 #include "zk_server.h"
 
+#include <wheelbeat/core/log.h>
 #include <wheelbeat/net/event_loop.h>
 
 #include <doctest/doctest.h>
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <memory>
@@ -184,6 +186,11 @@ private:
 };
 
 struct Env {
+  Env() {
+    if (std::getenv("WB_ZK_DEBUG") != nullptr) {
+      wheelbeat::core::setLogLevel(wheelbeat::core::LogLevel::Debug);
+    }
+  }
   wbzk::ZkServer server;
   EventLoop loop{"wb-zk-test"};
   ~Env() { CHECK(loop.stop() == 0); }
@@ -406,11 +413,12 @@ TEST_CASE("a session killed by a second handle expires and a new session opens")
     REQUIRE(victim.create(node, kEphemeral).result.ok());
     WatchLog watch;
     REQUIRE(victim.children("/dubbo/com.acme.Greeter/providers", watch.callback()).result.ok());
+    const Credentials creds = victim.credentials();
     {
       // While the victim's loop hears nothing, a second handle takes the session over and closes
       // it (Curator's KillSession): the server ends the session for good.
       LoopBlock block(env.loop);
-      Client killer(killerLoop, env.server.hosts(), 2000ms, victim.credentials());
+      Client killer(killerLoop, env.server.hosts(), 2000ms, creds);
       REQUIRE(killer.waitState(SessionState::Connected));
       CHECK(killer.id() == oldId);
       killer.close();

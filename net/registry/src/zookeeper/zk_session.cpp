@@ -197,6 +197,7 @@ bool ZkSession::openHandle(const Credentials* resume) {
   }
   ++generation_;
   expiryQueued_ = false;
+  handleConnected_ = false;
   lastZState_ = zoo_state(zh_);
   uv_loop_t* loop = loop_.native();
   if (timer_ == nullptr) {
@@ -262,6 +263,7 @@ void ZkSession::closeForShutdown() noexcept {
 
 void ZkSession::setState(SessionState s, std::int64_t id, bool newSession) {
   if (s == state_) return;
+  if (state_ == SessionState::Connected) disconnectedAtMs_ = uv_now(loop_.native());
   state_ = s;
   core::log(core::LogLevel::Info, "wheelbeat: zookeeper {} session {:#x}: {}", options_.hosts, id,
             stateName(s));
@@ -278,7 +280,23 @@ void ZkSession::drive(int zkEvents) {
   // event is delivered (and an unrecoverable handle delivers nothing more): the state says it.
   if (const int zstate = zoo_state(zh_); unrecoverable(zstate)) recordSession(zstate);
   dispatch();
+  if (givenUp()) {
+    core::log(core::LogLevel::Warn,
+              "wheelbeat: zookeeper {}: no server for the session timeout ({} ms): session {:#x} "
+              "taken as expired",
+              options_.hosts, negotiatedTimeoutMs_, sessionId_);
+    expire();
+  }
   rearm();
+}
+
+bool ZkSession::givenUp() const noexcept {
+  // The server cannot have kept a session it has not heard from for its whole timeout; waiting
+  // on would only wait for a server that refuses us (one restarted without its data refuses any
+  // client that saw a newer transaction, forever). Curator does the same.
+  return zh_ != nullptr && handleConnected_ && state_ == SessionState::Connecting &&
+         uv_now(loop_.native()) - disconnectedAtMs_ >=
+             static_cast<std::uint64_t>(std::max<std::int64_t>(negotiatedTimeoutMs_, 1));
 }
 
 void ZkSession::dispatch() {
@@ -295,6 +313,12 @@ void ZkSession::rearm() {
   timeval tv{};
   const int rc = zookeeper_interest(zh_, &fd, &interest, &tv);
   const int zstate = zoo_state(zh_);
+  if (rc != ZOK) {
+    // The client has just dropped its socket (its error path closed it) yet may still report the
+    // old descriptor: poll nothing, and call it again at once to reconnect or deliver the loss.
+    fd = -1;
+    tv = timeval{};
+  }
   if (unrecoverable(zstate)) {
     // Let drive() see it and expire, outside whatever called us.
     updatePoll(-1, 0, true);
@@ -400,6 +424,8 @@ void ZkSession::onSession(std::uint64_t generation, int zstate, const Credential
     const bool fresh = creds.sessionId != sessionId_;
     sessionId_ = creds.sessionId;
     credentials_ = creds;
+    handleConnected_ = true;
+    negotiatedTimeoutMs_ = zoo_recv_timeout(zh_);
     setState(SessionState::Connected, sessionId_, fresh);
   } else if (unrecoverable(zstate)) {
     expire();

@@ -29,8 +29,11 @@
 //   (Options::reopenOnExpiry, default on) → Connecting → Connected(new id, newSession=true). On
 //   newSession the OWNER re-creates its ephemeral nodes and re-arms its watches. close() →
 //   Closed (the final state; the callback runs inside close()).
-//   The client learns of an expiry only when it reaches a server again: while no server answers
-//   it stays Connecting.
+//   The C client learns of an expiry only when it reaches a server again. So, as Curator does, a
+//   session Connecting for longer than the negotiated session timeout is taken as expired here:
+//   Expired(old id), a new handle, Connecting... The server has expired it by then anyway, and
+//   a server restarted without its data would refuse the old handle forever (the client has
+//   seen a newer transaction than the server's last).
 //
 // Watches fire at most once (ZooKeeper's one-shot watches): WatchEvent for the change, or Lost
 // when the session expires or is closed before the change. The caller re-arms (getChildren /
@@ -187,6 +190,8 @@ private:
   void dispatch();
   void onSession(std::uint64_t generation, int zstate, const Credentials& creds);
   void expire();
+  // Connecting for longer than the negotiated session timeout: see "States".
+  [[nodiscard]] bool givenUp() const noexcept;
   void setState(SessionState s, std::int64_t id, bool newSession = false);
 
   Op* track(OpDone done);
@@ -221,7 +226,10 @@ private:
   PollBox* poll_ = nullptr;
   int pollFd_ = -1;
   int lastZState_ = 0;
-  bool socketSuspect_ = false;  // the C client reported a socket error: poll a fresh handle
+  bool socketSuspect_ = false;    // the C client reported a socket error: poll a fresh handle
+  bool handleConnected_ = false;  // this handle reached Connected at least once
+  std::int64_t negotiatedTimeoutMs_ = 0;  // the server's session timeout for us
+  std::uint64_t disconnectedAtMs_ = 0;    // uv_now() when Connected last turned Connecting
 
   std::uint64_t nextId_ = 1;
   std::map<std::uint64_t, std::unique_ptr<Op>> ops_;
