@@ -261,6 +261,34 @@ TEST_CASE("a session connects reports its id and closes") {
   CHECK(r.error == zerror(ZCLOSING));
 }
 
+TEST_CASE("the loop's stop closes a session still open") {
+  wbzk::ZkServer server;
+  auto loop = std::make_unique<EventLoop>("wb-zk-stop");
+  std::unique_ptr<ZkSession> session;
+  std::vector<SessionState> states;  // written on the loop thread, read after it stopped
+  std::vector<int> codes;
+  REQUIRE(loop->call([&] {
+    ZkSession::Options o;
+    o.hosts = server.hosts();
+    o.sessionTimeout = 2000ms;
+    session = std::make_unique<ZkSession>(*loop, o,
+                                          [&](const StateEvent& e) { states.push_back(e.state); });
+    REQUIRE(session->connect());
+  }));
+  REQUIRE(waitFor([&] {
+    bool connected = false;
+    (void)loop->call([&] { connected = session->state() == SessionState::Connected; });
+    return connected;
+  }));
+  REQUIRE(loop->call([&] {
+    session->exists("/x", {}, [&](const ZkResult& r, const auto&) { codes.push_back(r.code); });
+  }));
+  CHECK(loop->stop() == 0);  // every handle the session had is closed
+  CHECK(codes.size() == 1);  // answered before the stop, or failed by it: exactly once
+  CHECK(states.back() == SessionState::Closed);
+  session.reset();  // off the loop thread, already closed: nothing to do
+}
+
 TEST_CASE("a provider node is created with its parents at Dubbo's exact path") {
   Env env;
   Client c(env.loop, env.server.hosts());

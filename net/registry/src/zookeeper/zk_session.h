@@ -117,7 +117,9 @@ public:
     std::string hosts;                                // "h:p[,h:p]"
     std::chrono::milliseconds sessionTimeout{10000};  // asked of the server (it clamps it)
     std::optional<Credentials> resume;                // take over this session instead of a new one
-    bool reopenOnExpiry = true;                       // see "States"
+    // See "States". false: after Expired the session stays without a handle (every operation
+    // fails with ZINVALIDSTATE) until close().
+    bool reopenOnExpiry = true;
   };
   using StateCallback = std::function<void(const StateEvent&)>;
   using WatchCallback = std::function<void(WatchEvent, const std::string& path)>;
