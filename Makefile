@@ -25,6 +25,9 @@ DEB_PACKAGES += clang libclang-rt-dev
 # The Redis registry: hiredis (with its libuv adapter) and a redis-server the tests start on a
 # loopback port of their own.
 DEB_PACKAGES += libhiredis-dev redis-server
+# The ZooKeeper registry: the single-threaded C client (libzookeeper_st, driven by the event loop),
+# and a standalone ZooKeeper server (java + Debian's jars) the tests start on a loopback port.
+DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -1,11 +1,11 @@
 // Registry: what every engine shares — the URL checks, the FailbackRegistry, start()'s wait for
 // the first attempt, recover() after each reconnect — and makeRegistry(), which picks the engine.
 #include "service_url.h"
-#include "zookeeper_factory.h"
 
 #include <wheelbeat/registry/embedded_engine.h>
 #include <wheelbeat/registry/redis_engine.h>
 #include <wheelbeat/registry/registry.h>
+#include <wheelbeat/registry/zookeeper_engine.h>
 
 #include <fmt/format.h>
 
@@ -21,13 +21,14 @@ namespace wheelbeat::registry {
 // the Registry closes): once closed, every event is ignored.
 class Registry::Link final : public EngineEvents {
 public:
-  explicit Link(std::shared_ptr<tasks::FailbackRegistry> failback)
-      : failback_(std::move(failback)) {}
+  Link(core::HashedWheelTimer& timer, std::shared_ptr<tasks::FailbackRegistry> failback)
+      : timer_(timer), failback_(std::move(failback)) {}
 
   void connected() override {
     {
       std::lock_guard lock(mutex_);
       firstAttemptOver_ = true;
+      healthySince_ = timer_.now();
       // Held across recover() (it only queues entries on the wheel): close() cannot stop the
       // FailbackRegistry in between, which would make recover() throw.
       if (everConnected_ && failback_) failback_->recover();
@@ -36,7 +37,18 @@ public:
     attempted_.notify_all();
   }
 
-  void disconnected() override { endFirstAttempt(); }
+  void disconnected() override {
+    {
+      std::lock_guard lock(mutex_);
+      healthySince_.reset();
+    }
+    endFirstAttempt();
+  }
+
+  std::optional<std::chrono::nanoseconds> healthySince() const {
+    std::lock_guard lock(mutex_);
+    return healthySince_;
+  }
 
   std::vector<std::string> registered() const override {
     std::lock_guard lock(mutex_);
@@ -75,8 +87,10 @@ private:
     attempted_.notify_all();
   }
 
+  core::HashedWheelTimer& timer_;
   mutable std::mutex mutex_;
   std::condition_variable attempted_;
+  std::optional<std::chrono::nanoseconds> healthySince_;
   std::shared_ptr<tasks::FailbackRegistry> failback_;  // null once closed
   bool firstAttemptOver_ = false;
   bool everConnected_ = false;
@@ -111,7 +125,7 @@ Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine
       failback_(std::make_shared<tasks::FailbackRegistry>(timer, engine_, std::move(setup.failback),
                                                           std::move(setup.listener),
                                                           std::move(setup.metrics))),
-      link_(std::make_shared<Link>(failback_)) {}
+      link_(std::make_shared<Link>(timer, failback_)) {}
 
 Registry::~Registry() { close(); }
 
@@ -156,6 +170,10 @@ void Registry::unsubscribe(const std::string& service,
 void Registry::recover() { failback_->recover(); }
 tasks::FailbackRegistry& Registry::failback() noexcept { return *failback_; }
 bool Registry::isConnected() const noexcept { return engine_->isConnected(); }
+
+std::optional<std::chrono::nanoseconds> Registry::healthySince() const {
+  return link_->healthySince();
+}
 Engine& Registry::engine() noexcept { return *engine_; }
 
 namespace {

@@ -35,6 +35,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -77,6 +78,9 @@ public:
   [[nodiscard]] tasks::FailbackRegistry& failback() noexcept;
   // The connection to the engine is up now.
   [[nodiscard]] bool isConnected() const noexcept;
+  // Since when (the timer's clock) the connection has been up; nullopt while it is down. The
+  // consumer's Directory distrusts an empty provider list shortly after a reconnect.
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> healthySince() const;
   // The engine, for what is its own (e.g. RedisEngine::stats(), EmbeddedEngine::connection()):
   // dynamic_cast it to the engine's interface. Do not start() or close() it.
   [[nodiscard]] Engine& engine() noexcept;

@@ -1,0 +1,588 @@
+#include "zk_session.h"
+
+#include <wheelbeat/core/log.h>
+
+#include <fmt/format.h>
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+namespace wheelbeat::registry::zk {
+
+using net::detail::asHandle;
+
+struct ZkSession::Op {
+  ZkSession* self = nullptr;
+  std::uint64_t id = 0;
+  OpDone done;
+  std::uint64_t watchId = 0;  // the watch this request arms (0 = none)
+  bool existsWatch = false;   // exists() arms its watch on a missing node too
+};
+
+struct ZkSession::Watch {
+  ZkSession* self = nullptr;
+  std::uint64_t id = 0;
+  std::string path;
+  WatchCallback callback;
+};
+
+struct ZkSession::PollBox {
+  uv_poll_t handle{};
+  ZkSession* self = nullptr;  // null once closing: a callback still queued does nothing
+};
+
+namespace {
+
+// The C client's completions get back the `data` pointer we gave: our Op, owned by the session
+// until the C client can no longer call back with it (see closeHandle()).
+ZkSession::Op* opOf(const void* data) noexcept {
+  return static_cast<ZkSession::Op*>(const_cast<void*>(data));
+}
+
+NodeStat toStat(const Stat& s) noexcept {
+  NodeStat out;
+  out.czxid = s.czxid;
+  out.mzxid = s.mzxid;
+  out.ephemeralOwner = s.ephemeralOwner;
+  out.version = s.version;
+  out.dataLength = s.dataLength;
+  out.numChildren = s.numChildren;
+  return out;
+}
+
+void onStringDone(int rc, const char* value, const void* data) {
+  ZkSession::Reply r;
+  if (rc == ZOK && value != nullptr) r.value = value;
+  opOf(data)->self->record(opOf(data), rc, std::move(r));
+}
+
+void onVoidDone(int rc, const void* data) { opOf(data)->self->record(opOf(data), rc, {}); }
+
+void onStatDone(int rc, const Stat* stat, const void* data) {
+  ZkSession::Reply r;
+  if (rc == ZOK && stat != nullptr) r.stat = toStat(*stat);
+  opOf(data)->self->record(opOf(data), rc, std::move(r));
+}
+
+void onDataDone(int rc, const char* value, int len, const Stat* stat, const void* data) {
+  ZkSession::Reply r;
+  if (rc == ZOK && value != nullptr && len > 0)
+    r.value.assign(value, static_cast<std::size_t>(len));
+  if (rc == ZOK && stat != nullptr) r.stat = toStat(*stat);
+  opOf(data)->self->record(opOf(data), rc, std::move(r));
+}
+
+void onStringsDone(int rc, const String_vector* strings, const void* data) {
+  ZkSession::Reply r;
+  if (rc == ZOK && strings != nullptr) {
+    for (int i = 0; i < strings->count; ++i) r.children.emplace_back(strings->data[i]);
+  }
+  opOf(data)->self->record(opOf(data), rc, std::move(r));
+}
+
+// Path watches also receive every session event (the C client copies them to all watchers);
+// only the global watcher acts on those.
+void onWatchEvent(zhandle_t* /*zh*/, int type, int /*state*/, const char* /*path*/, void* ctx) {
+  if (type == ZOO_SESSION_EVENT || ctx == nullptr) return;
+  auto* w = static_cast<ZkSession::Watch*>(ctx);
+  w->self->recordWatch(w, type);
+}
+
+void onGlobalEvent(zhandle_t* /*zh*/, int type, int state, const char* /*path*/, void* ctx) {
+  if (type != ZOO_SESSION_EVENT || ctx == nullptr) return;
+  static_cast<ZkSession*>(ctx)->recordSession(state);
+}
+
+void onClientLog(const char* message) {
+  std::string_view m = message != nullptr ? message : "";
+  while (!m.empty() && (m.back() == '\n' || m.back() == '\r')) m.remove_suffix(1);
+  core::log(core::LogLevel::Debug, "zookeeper client: {}", m);
+}
+
+bool unrecoverable(int zstate) noexcept {
+  return zstate == ZOO_EXPIRED_SESSION_STATE || zstate == ZOO_AUTH_FAILED_STATE;
+}
+
+WatchEvent toWatchEvent(int type) noexcept {
+  if (type == ZOO_CREATED_EVENT) return WatchEvent::Created;
+  if (type == ZOO_DELETED_EVENT) return WatchEvent::Deleted;
+  if (type == ZOO_CHANGED_EVENT) return WatchEvent::DataChanged;
+  if (type == ZOO_CHILD_EVENT) return WatchEvent::ChildrenChanged;
+  return WatchEvent::Lost;  // ZOO_NOTWATCHING_EVENT: the server dropped the watch
+}
+
+// Every ancestor of `path`, outermost first: "/a/b/c" → "/a", "/a/b".
+std::vector<std::string> ancestors(const std::string& path) {
+  std::vector<std::string> out;
+  for (std::size_t pos = path.find('/', 1); pos != std::string::npos;
+       pos = path.find('/', pos + 1)) {
+    out.push_back(path.substr(0, pos));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view stateName(SessionState s) noexcept {
+  switch (s) {
+    case SessionState::Idle: return "idle";
+    case SessionState::Connecting: return "connecting";
+    case SessionState::Connected: return "connected";
+    case SessionState::Expired: return "expired";
+    case SessionState::Closed: return "closed";
+  }
+  return "?";
+}
+
+std::string_view watchEventName(WatchEvent e) noexcept {
+  switch (e) {
+    case WatchEvent::Created: return "created";
+    case WatchEvent::Deleted: return "deleted";
+    case WatchEvent::DataChanged: return "data changed";
+    case WatchEvent::ChildrenChanged: return "children changed";
+    case WatchEvent::Lost: return "lost";
+  }
+  return "?";
+}
+
+ZkSession::ZkSession(net::EventLoop& loop, Options options, StateCallback onState)
+    : loop_(loop), options_(std::move(options)), onState_(std::move(onState)) {}
+
+ZkSession::~ZkSession() {
+  if (closed_ || !started_) return;
+  if (loop_.isLoopThread()) {
+    close();
+    return;
+  }
+  // Closing from here would race the loop thread; the loop's stop() closes it otherwise.
+  core::log(core::LogLevel::Error,
+            "wheelbeat: zookeeper session {:#x} destroyed off the loop thread while open (leaked)",
+            sessionId_);
+}
+
+void ZkSession::requireLoopThread(const char* what) const {
+  if (!loop_.isLoopThread()) {
+    throw std::logic_error(fmt::format("ZkSession::{} called off the loop thread", what));
+  }
+}
+
+bool ZkSession::connect() {
+  requireLoopThread("connect");
+  if (started_) return zh_ != nullptr;
+  started_ = true;
+  if (!openHandle(options_.resume ? &*options_.resume : nullptr)) return false;
+  setState(SessionState::Connecting, 0);
+  return true;
+}
+
+bool ZkSession::openHandle(const Credentials* resume) {
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
+  clientid_t id{};
+  if (resume != nullptr) {
+    id.client_id = resume->sessionId;
+    std::memcpy(id.passwd, resume->password.data(), sizeof(id.passwd));
+  }
+  zh_ = zookeeper_init2(
+      options_.hosts.c_str(), &onGlobalEvent, static_cast<int>(options_.sessionTimeout.count()),
+      resume != nullptr ? &id : nullptr, this, ZOO_NO_LOG_CLIENTENV, &onClientLog);
+  if (zh_ == nullptr) {
+    lastError_ = fmt::format("zookeeper_init({}): {}", options_.hosts, std::strerror(errno));
+    return false;
+  }
+  ++generation_;
+  expiryQueued_ = false;
+  handleConnected_ = false;
+  lastZState_ = zoo_state(zh_);
+  uv_loop_t* loop = loop_.native();
+  if (timer_ == nullptr) {
+    timer_ = new uv_timer_t;
+    uv_timer_init(loop, timer_);
+    timer_->data = this;
+  }
+  if (!registered_) {
+    net::detail::registerHandle(loop, this);
+    registered_ = true;
+  }
+  rearm();
+  return true;
+}
+
+void ZkSession::closeHandle(int rc) {
+  if (zh_ == nullptr) return;
+  zhandle_t* zh = std::exchange(zh_, nullptr);
+  // Taken out first: whatever the C client still reports while closing finds nothing to
+  // complete, yet every Op and Watch it may point to stays alive until zookeeper_close returns.
+  auto ops = std::exchange(ops_, {});
+  auto watches = std::exchange(watches_, {});
+  // libuv must stop polling the socket before the C client closes it.
+  if (poll_ != nullptr) {
+    poll_->self = nullptr;
+    uv_close(asHandle(&poll_->handle),
+             [](uv_handle_t* h) { delete static_cast<PollBox*>(h->data); });
+    poll_ = nullptr;
+    pollFd_ = -1;
+  }
+  if (timer_ != nullptr) uv_timer_stop(timer_);
+  const int closeRc = zookeeper_close(zh);
+  if (closeRc != ZOK) {
+    core::log(core::LogLevel::Debug, "wheelbeat: zookeeper_close({}): {}", options_.hosts,
+              zerror(closeRc));
+  }
+  for (auto& [id, op] : ops) op->done(rc, {});
+  for (auto& [id, w] : watches) w->callback(WatchEvent::Lost, w->path);
+}
+
+void ZkSession::close() {
+  requireLoopThread("close");
+  if (closed_) return;
+  closed_ = true;
+  closeHandle(ZCLOSING);
+  if (timer_ != nullptr) {
+    uv_close(asHandle(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    timer_ = nullptr;
+  }
+  if (registered_) {
+    net::detail::unregisterHandle(loop_.native(), this);
+    registered_ = false;
+  }
+  if (started_) setState(SessionState::Closed, sessionId_);
+}
+
+void ZkSession::closeForShutdown() noexcept {
+  try {
+    close();
+  } catch (...) {  // NOLINT(bugprone-empty-catch): must not break the loop's shutdown
+  }
+}
+
+void ZkSession::setState(SessionState s, std::int64_t id, bool newSession) {
+  if (s == state_) return;
+  if (state_ == SessionState::Connected) disconnectedAtMs_ = uv_now(loop_.native());
+  state_ = s;
+  core::log(core::LogLevel::Info, "wheelbeat: zookeeper {} session {:#x}: {}", options_.hosts, id,
+            stateName(s));
+  if (onState_) onState_(StateEvent{s, id, newSession});
+}
+
+// --- driving the C client ---------------------------------------------------------------------
+
+void ZkSession::drive(int zkEvents) {
+  if (zh_ == nullptr) return;
+  const int rc = zookeeper_process(zh_, zkEvents);
+  if (rc != ZOK && rc != ZNOTHING) socketSuspect_ = true;
+  // In the single-threaded client an expiry seen in the handshake may return before its session
+  // event is delivered (and an unrecoverable handle delivers nothing more): the state says it.
+  if (const int zstate = zoo_state(zh_); unrecoverable(zstate)) recordSession(zstate);
+  dispatch();
+  if (givenUp()) {
+    core::log(core::LogLevel::Warn,
+              "wheelbeat: zookeeper {}: no server for the session timeout ({} ms): session {:#x} "
+              "taken as expired",
+              options_.hosts, negotiatedTimeoutMs_, sessionId_);
+    expire();
+  }
+  rearm();
+}
+
+bool ZkSession::givenUp() const noexcept {
+  // The server cannot have kept a session it has not heard from for its whole timeout; waiting
+  // on would only wait for a server that refuses us (one restarted without its data refuses any
+  // client that saw a newer transaction, forever). Curator does the same.
+  return zh_ != nullptr && handleConnected_ && state_ == SessionState::Connecting &&
+         uv_now(loop_.native()) - disconnectedAtMs_ >=
+             static_cast<std::uint64_t>(std::max<std::int64_t>(negotiatedTimeoutMs_, 1));
+}
+
+void ZkSession::dispatch() {
+  while (!queue_.empty()) {
+    auto batch = std::exchange(queue_, {});
+    for (auto& fn : batch) fn();
+  }
+}
+
+void ZkSession::rearm() {
+  if (zh_ == nullptr || timer_ == nullptr) return;
+  int fd = -1;
+  int interest = 0;
+  timeval tv{};
+  const int rc = zookeeper_interest(zh_, &fd, &interest, &tv);
+  const int zstate = zoo_state(zh_);
+  if (rc != ZOK) {
+    // The client has just dropped its socket (its error path closed it) yet may still report the
+    // old descriptor: poll nothing, and call it again at once to reconnect or deliver the loss.
+    fd = -1;
+    tv = timeval{};
+  }
+  if (unrecoverable(zstate)) {
+    // Let drive() see it and expire, outside whatever called us.
+    updatePoll(-1, 0, true);
+    uv_timer_start(
+        timer_, [](uv_timer_t* t) { static_cast<ZkSession*>(t->data)->drive(0); }, 0, 0);
+    return;
+  }
+  // The client closes and reopens its socket on errors and on every (re)connect; the new socket
+  // may reuse the old number, and epoll forgets a closed descriptor: a new poll handle then.
+  const bool reset = rc != ZOK || socketSuspect_ || zstate != lastZState_;
+  socketSuspect_ = false;
+  lastZState_ = zstate;
+  updatePoll(fd, interest, reset);
+  const auto ms = static_cast<std::uint64_t>(tv.tv_sec) * 1000 +
+                  static_cast<std::uint64_t>((tv.tv_usec + 999) / 1000);
+  uv_timer_start(
+      timer_, [](uv_timer_t* t) { static_cast<ZkSession*>(t->data)->drive(0); },
+      std::max<std::uint64_t>(ms, 1), 0);
+}
+
+void ZkSession::updatePoll(int fd, int interest, bool reset) {
+  if (poll_ != nullptr && (fd < 0 || reset || fd != pollFd_)) {
+    poll_->self = nullptr;
+    uv_close(asHandle(&poll_->handle),
+             [](uv_handle_t* h) { delete static_cast<PollBox*>(h->data); });
+    poll_ = nullptr;
+    pollFd_ = -1;
+  }
+  if (fd < 0) return;
+  if (poll_ == nullptr) {
+    auto box = std::make_unique<PollBox>();
+    if (const int err = uv_poll_init(loop_.native(), &box->handle, fd); err != 0) {
+      // The timer still drives the client (it retries on its own deadlines).
+      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper: cannot poll fd {}: {}", fd,
+                uv_strerror(err));
+      return;
+    }
+    box->self = this;
+    box->handle.data = box.get();
+    poll_ = box.release();
+    pollFd_ = fd;
+  }
+  const int events = ((interest & ZOOKEEPER_READ) != 0 ? UV_READABLE : 0) |
+                     ((interest & ZOOKEEPER_WRITE) != 0 ? UV_WRITABLE : 0);
+  if (events == 0) {
+    uv_poll_stop(&poll_->handle);
+    return;
+  }
+  uv_poll_start(&poll_->handle, events, [](uv_poll_t* h, int status, int ready) {
+    auto* box = static_cast<PollBox*>(h->data);
+    if (box->self == nullptr) return;
+    // An error (POLLERR: refused, reset) is handed to the client as readiness: its next read or
+    // write fails and runs its own error path.
+    const int uvEvents = status < 0 ? (UV_READABLE | UV_WRITABLE) : ready;
+    const int zk = ((uvEvents & UV_READABLE) != 0 ? ZOOKEEPER_READ : 0) |
+                   ((uvEvents & UV_WRITABLE) != 0 ? ZOOKEEPER_WRITE : 0);
+    box->self->drive(zk);
+  });
+}
+
+// --- what the C client reports (recorded only; run by dispatch()) -----------------------------
+
+void ZkSession::record(Op* op, int rc, Reply reply) {
+  const auto it = ops_.find(op->id);
+  if (it == ops_.end()) return;  // its handle is being closed: closeHandle() fails it
+  std::shared_ptr<Op> owned(std::move(it->second));
+  ops_.erase(it);
+  // The C client arms a child watch only on success, an exists watch on success or ZNONODE.
+  if (owned->watchId != 0 && !(rc == ZOK || (owned->existsWatch && rc == ZNONODE))) {
+    watches_.erase(owned->watchId);
+  }
+  queue_.push_back(
+      [owned, rc, reply = std::move(reply)]() mutable { owned->done(rc, std::move(reply)); });
+}
+
+void ZkSession::recordWatch(Watch* w, int type) {
+  const auto it = watches_.find(w->id);
+  if (it == watches_.end()) return;
+  std::shared_ptr<Watch> owned(std::move(it->second));
+  watches_.erase(it);
+  queue_.push_back([owned, type] { owned->callback(toWatchEvent(type), owned->path); });
+}
+
+void ZkSession::recordSession(int zstate) {
+  if (zh_ == nullptr) return;
+  Credentials creds;
+  if (zstate == ZOO_CONNECTED_STATE) {
+    if (const clientid_t* id = zoo_client_id(zh_); id != nullptr) {
+      creds.sessionId = id->client_id;
+      std::memcpy(creds.password.data(), id->passwd, creds.password.size());
+    }
+  }
+  if (unrecoverable(zstate)) {
+    if (expiryQueued_) return;
+    expiryQueued_ = true;
+  }
+  queue_.push_back([this, gen = generation_, zstate, creds] { onSession(gen, zstate, creds); });
+}
+
+void ZkSession::onSession(std::uint64_t generation, int zstate, const Credentials& creds) {
+  if (generation != generation_ || closed_) return;
+  if (zstate == ZOO_CONNECTED_STATE) {
+    const bool fresh = creds.sessionId != sessionId_;
+    sessionId_ = creds.sessionId;
+    credentials_ = creds;
+    handleConnected_ = true;
+    negotiatedTimeoutMs_ = zoo_recv_timeout(zh_);
+    setState(SessionState::Connected, sessionId_, fresh);
+  } else if (unrecoverable(zstate)) {
+    expire();
+  } else if (zstate == ZOO_CONNECTING_STATE || zstate == ZOO_NOTCONNECTED_STATE) {
+    setState(SessionState::Connecting, sessionId_);
+  }  // ASSOCIATING: the handshake, not a state of ours
+}
+
+void ZkSession::expire() {
+  const std::int64_t old = sessionId_;
+  closeHandle(ZSESSIONEXPIRED);
+  setState(SessionState::Expired, old);
+  if (closed_ || !options_.reopenOnExpiry) return;
+  if (!openHandle(nullptr)) {
+    core::log(core::LogLevel::Error, "wheelbeat: zookeeper: cannot open a new session: {}",
+              lastError_);
+    return;
+  }
+  setState(SessionState::Connecting, old);
+}
+
+// --- operations --------------------------------------------------------------------------------
+
+ZkResult ZkSession::result(int rc, std::string_view verb, const std::string& path) const {
+  ZkResult r;
+  r.code = rc;
+  if (rc != ZOK) {
+    r.error = zerror(rc);
+    r.message = fmt::format("{} {}: {} (zookeeper {})", verb, path, r.error, options_.hosts);
+  }
+  return r;
+}
+
+ZkSession::Op* ZkSession::track(OpDone done) {
+  auto op = std::make_unique<Op>();
+  op->self = this;
+  op->id = nextId_++;
+  op->done = std::move(done);
+  Op* raw = op.get();
+  ops_.emplace(raw->id, std::move(op));
+  return raw;
+}
+
+ZkSession::Watch* ZkSession::trackWatch(const std::string& path, WatchCallback cb) {
+  auto w = std::make_unique<Watch>();
+  w->self = this;
+  w->id = nextId_++;
+  w->path = path;
+  w->callback = std::move(cb);
+  Watch* raw = w.get();
+  watches_.emplace(raw->id, std::move(w));
+  return raw;
+}
+
+void ZkSession::submit(Op* op, int rc) {
+  if (rc == ZOK) return rearm();  // the request may wait for the socket to be writable
+  const auto it = ops_.find(op->id);
+  if (it == ops_.end()) return;
+  std::unique_ptr<Op> owned = std::move(it->second);
+  ops_.erase(it);
+  if (owned->watchId != 0) watches_.erase(owned->watchId);
+  owned->done(rc, {});
+}
+
+int ZkSession::unavailable() const noexcept { return closed_ ? ZCLOSING : ZINVALIDSTATE; }
+
+void ZkSession::create(const std::string& path, const std::string& data, CreateOptions options,
+                       CreateDone done) {
+  requireLoopThread("create");
+  createNode(path, data, options, false, std::move(done));
+}
+
+void ZkSession::createNode(const std::string& path, const std::string& data, CreateOptions options,
+                           bool parentsDone, CreateDone done) {
+  Op* op = track([this, path, data, options, parentsDone, done](int rc, Reply&& reply) {
+    if (rc == ZNONODE && options.createParents && !parentsDone) {
+      ensureParents(path, [this, path, data, options, done](const ZkResult& parents) {
+        if (!parents.ok()) return done(parents, {});
+        createNode(path, data, options, true, done);
+      });
+      return;
+    }
+    if (rc == ZNODEEXISTS && options.existingIsOk) return done(ZkResult{}, path);
+    done(result(rc, "create", path), rc == ZOK ? reply.value : std::string{});
+  });
+  const int rc = zh_ == nullptr ? unavailable()
+                                : zoo_acreate(zh_, path.c_str(), data.data(),
+                                              static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
+                                              options.ephemeral ? ZOO_EPHEMERAL : ZOO_PERSISTENT,
+                                              &onStringDone, op);
+  submit(op, rc);
+}
+
+void ZkSession::ensureParents(const std::string& path, Done done) {
+  createChain(ancestors(path), 0, std::move(done));
+}
+
+void ZkSession::createChain(std::vector<std::string> paths, std::size_t next, Done done) {
+  if (next >= paths.size()) return done(ZkResult{});
+  const std::string path = paths[next];
+  Op* op = track([this, paths = std::move(paths), next, done](int rc, Reply&&) mutable {
+    if (rc != ZOK && rc != ZNODEEXISTS) return done(result(rc, "create", paths[next]));
+    createChain(std::move(paths), next + 1, std::move(done));
+  });
+  const int rc = zh_ == nullptr ? unavailable()
+                                : zoo_acreate(zh_, path.c_str(), "", 0, &ZOO_OPEN_ACL_UNSAFE,
+                                              ZOO_PERSISTENT, &onStringDone, op);
+  submit(op, rc);
+}
+
+void ZkSession::remove(const std::string& path, Done done) {
+  requireLoopThread("remove");
+  Op* op = track(
+      [this, path, done = std::move(done)](int rc, Reply&&) { done(result(rc, "delete", path)); });
+  submit(op, zh_ == nullptr ? unavailable() : zoo_adelete(zh_, path.c_str(), -1, &onVoidDone, op));
+}
+
+void ZkSession::getChildren(const std::string& path, WatchCallback watch, ChildrenDone done) {
+  requireLoopThread("getChildren");
+  Op* op = track([this, path, done = std::move(done)](int rc, Reply&& reply) {
+    done(result(rc, "getChildren", path), reply.children);
+  });
+  Watch* w = nullptr;
+  if (watch) {
+    w = trackWatch(path, std::move(watch));
+    op->watchId = w->id;
+  }
+  const int rc = zh_ == nullptr ? unavailable()
+                                : zoo_awget_children(zh_, path.c_str(), w ? &onWatchEvent : nullptr,
+                                                     w, &onStringsDone, op);
+  submit(op, rc);
+}
+
+void ZkSession::exists(const std::string& path, WatchCallback watch, ExistsDone done) {
+  requireLoopThread("exists");
+  Op* op = track([this, path, done = std::move(done)](int rc, Reply&& reply) {
+    if (rc == ZNONODE) return done(ZkResult{}, std::nullopt);  // an answer, not an error
+    done(result(rc, "exists", path), reply.stat);
+  });
+  op->existsWatch = true;
+  Watch* w = nullptr;
+  if (watch) {
+    w = trackWatch(path, std::move(watch));
+    op->watchId = w->id;
+  }
+  const int rc = zh_ == nullptr ? unavailable()
+                                : zoo_awexists(zh_, path.c_str(), w ? &onWatchEvent : nullptr, w,
+                                               &onStatDone, op);
+  submit(op, rc);
+}
+
+void ZkSession::get(const std::string& path, GetDone done) {
+  requireLoopThread("get");
+  Op* op = track([this, path, done = std::move(done)](int rc, Reply&& reply) {
+    done(result(rc, "get", path), reply.value, reply.stat.value_or(NodeStat{}));
+  });
+  submit(op, zh_ == nullptr ? unavailable() : zoo_aget(zh_, path.c_str(), 0, &onDataDone, op));
+}
+
+}  // namespace wheelbeat::registry::zk
