@@ -116,8 +116,9 @@ void checkReportsUnreachable(EngineKind kind) {
   setup.failback.check = true;
   const auto begin = Clock::now();
   auto provider = started(env, setup);
-  // A refused connect is seen at once, not after the connect timeout (1 s here).
-  CHECK(Clock::now() - begin < 500ms);
+  // A refused connect is seen at once, not after the connect timeout (1 s here); ZooKeeper's
+  // client gives no such signal: its engine gives up waiting at the connect timeout.
+  CHECK(Clock::now() - begin < engine->unreachableSeenWithin());
   std::atomic<int> failures{0};
   provider->registerUrl(kUrl, [&](const TaskResult& r) {
     if (!r.ok && !r.retrying && r.error == "disconnected") ++failures;
@@ -141,8 +142,9 @@ void malformedInputRefused(EngineKind kind) {
 
 }  // namespace
 
-#define CONTRACT(title, fn)                                            \
-  TEST_CASE("contract embedded: " title) { fn(EngineKind::Embedded); } \
+#define CONTRACT(title, fn)                                              \
+  TEST_CASE("contract embedded: " title) { fn(EngineKind::Embedded); }   \
+  TEST_CASE("contract zookeeper: " title) { fn(EngineKind::ZooKeeper); } \
   TEST_CASE("contract redis: " title) { fn(EngineKind::Redis); }
 
 TEST_SUITE("registry-contract") {

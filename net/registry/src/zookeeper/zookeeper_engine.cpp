@@ -99,9 +99,7 @@ public:
     firstAttempt_ = timer_.newTimeout(
         [weak] {
           if (auto self = std::static_pointer_cast<ZkEngine>(weak.lock())) {
-            self->onLoop([](ZkEngine& e) {
-              if (!e.everConnected_ && !e.closed_) e.report(false);
-            });
+            self->onLoop([](ZkEngine& e) { e.firstAttemptOver(); });
           }
         },
         connectTimeout_);
@@ -233,7 +231,7 @@ private:
     if (!session_->connect()) {
       lastError_ = session_->lastError();
       core::log(core::LogLevel::Warn, "wheelbeat: zookeeper {}: {}", hosts_, lastError_);
-      report(false);
+      firstAttemptOver();
     }
   }
 
@@ -248,7 +246,7 @@ private:
           ++stats_.connects;
           if (e.newSession) ++stats_.sessions;
         }
-        report(true);
+        up();
         break;
       }
       case zk::SessionState::Expired: {
@@ -258,29 +256,35 @@ private:
         }
         lastError_ = zerror(ZSESSIONEXPIRED);
         sessionId_.store(0, std::memory_order_release);
-        report(false);
+        down();
         break;
       }
       case zk::SessionState::Connecting:
-        lastError_ = zerror(ZCONNECTIONLOSS);
-        report(false);
+        // Also the first state after connect(): only a connection that was up is lost.
+        if (connected_.load(std::memory_order_acquire)) lastError_ = zerror(ZCONNECTIONLOSS);
+        down();
         break;
       default: break;
     }
   }
 
   // The link's state to the Registry: connected() once per connection, disconnected() once per
-  // loss (and for a first attempt that did not connect in time).
-  void report(bool up) {
-    const bool was = connected_.exchange(up, std::memory_order_acq_rel);
-    if (!events_) return;
-    if (up) {
-      everConnected_ = true;
-      if (!was) events_->connected();
-    } else if (was || !reportedDown_) {
-      reportedDown_ = true;
-      events_->disconnected();
+  // loss, and once for a first attempt that did not connect within the connect timeout.
+  void up() {
+    everConnected_ = true;
+    if (!connected_.exchange(true, std::memory_order_acq_rel) && events_) events_->connected();
+  }
+  void down() {
+    if (connected_.exchange(false, std::memory_order_acq_rel) && events_) events_->disconnected();
+  }
+  void firstAttemptOver() {
+    if (closed_ || everConnected_ || std::exchange(firstAttemptReported_, true)) return;
+    if (lastError_.empty()) {
+      lastError_ =
+          fmt::format("{} (no session within {})", zerror(ZCONNECTIONLOSS),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(connectTimeout_));
     }
+    if (events_) events_->disconnected();
   }
 
   // Registration (loop thread).
@@ -467,7 +471,7 @@ private:
   std::string lastError_;
   bool closed_ = false;
   bool everConnected_ = false;
-  bool reportedDown_ = false;
+  bool firstAttemptReported_ = false;
 
   mutable std::mutex statsMutex_;
   Stats stats_;
