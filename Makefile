@@ -5,8 +5,8 @@
 #   make test    build and run every test in three configurations, then fuzz the codec (below)
 #   make fuzz    only the fuzz stage: the frame decoder under libFuzzer for FUZZ_SECONDS, stats
 #
-# Other targets: deps, build, bench [ARGS=...], test-rel, test-asan, test-tsan, test-fuzz,
-# format, format-check, tidy, clean, help.
+# Other targets: deps, build, bench [ARGS=...], soak [SOAK_MINUTES=60], test-rel, test-asan,
+# test-tsan, test-fuzz, format, format-check, tidy, clean, help.
 #
 # Build trees: build/ (RelWithDebInfo, every executable in build/bin/), build-asan/ (ASan+UBSan),
 # build-tsan/ (TSan), build-fuzz/ (clang, tests/fuzz/ only: one ctest test, the bounded fuzz run).
@@ -71,7 +71,7 @@ CONFIGS := rel asan tsan fuzz
 FORMAT_FILES = $(shell find core tasks net config samples tests \
                  \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) 2>/dev/null)
 
-.PHONY: help deps build demo bench test fuzz clean format format-check tidy \
+.PHONY: help deps build demo bench soak test fuzz clean format format-check tidy \
         $(addprefix build-,$(CONFIGS)) $(addprefix test-,$(CONFIGS)) $(addprefix ctest-,$(CONFIGS))
 
 help:
@@ -119,6 +119,13 @@ bench: build
 	./build/bin/wheelbeat_bench $(ARGS)
 	./build/bin/wheelbeat_net_bench --scenario H1 $(NET_ARGS)
 	./build/bin/wheelbeat_net_bench --scenario H2 $(NET_ARGS)
+
+# The soak (not in CI): 2 000 connections churned by a random fault every 1-4 s (server and
+# registry restarts, garbage and partial-frame peers, loop stalls) for SOAK_MINUTES; one JSON line
+# a minute (RSS, open fds, pending timeouts); exit 1 if any grew beyond 5 % after the warm-up.
+SOAK_MINUTES ?= 60
+soak: build
+	./build/bin/wheelbeat_soak --minutes $(SOAK_MINUTES) --connections 2000
 
 # The fuzz stage alone, then libFuzzer's final statistics (executions, exec/s, peak RSS).
 fuzz: test-fuzz
