@@ -1,5 +1,7 @@
 #include "zk_server.h"
 
+#include "../loopback_port.h"
+
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -38,28 +40,8 @@ constexpr const char* kZooKeeperJar =
 constexpr const char* kSlf4jSimple = "/usr/share/java/slf4j-simple.jar";  // warnings to the log
 constexpr auto kStartBound = 30s;
 
-sockaddr_in loopback(std::uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return a;
-}
-
-// A port in [20000, 32767] nobody listens on now (bind succeeds, then released).
-std::uint16_t freePort() {
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_int_distribution<int> pick(20000, 32767);
-  for (int i = 0; i < 100; ++i) {
-    const auto port = static_cast<std::uint16_t>(pick(rng));
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    const sockaddr_in a = loopback(port);
-    const bool ok = ::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof(a)) == 0;
-    ::close(fd);
-    if (ok) return port;
-  }
-  return 0;
-}
+using wbports::freePort;
+using wbports::loopback;
 
 std::string makeTempDir() {
   std::string templ = (fs::temp_directory_path() / "wbzk-XXXXXX").string();
