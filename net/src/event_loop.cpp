@@ -272,12 +272,22 @@ void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
 }
 
 void closeRegisteredHandles(uv_loop_t* loop) noexcept {
-  // closeForShutdown() only starts a uv_close; the handle unregisters itself later, in its close
-  // callback, so walking with a saved `next` is safe.
-  for (LoopHandle* h = implOf(loop).handles; h != nullptr;) {
-    LoopHandle* next = h->next_;
+  // closeForShutdown() starts a uv_close (the handle unregisters itself later, in its close
+  // callback), but it may also run callbacks that close, unregister or free OTHER handles (a
+  // ZooKeeper session's final callbacks, say). So `next` is read after the call, from h's links
+  // as they are then; if h itself left the list meanwhile, the walk starts over from the head,
+  // skipping the handles already asked.
+  auto& impl = implOf(loop);
+  LoopHandle* h = impl.handles;
+  while (h != nullptr) {
+    if (h->shutdownAsked_) {
+      h = h->next_;
+      continue;
+    }
+    h->shutdownAsked_ = true;
     h->closeForShutdown();
-    h = next;
+    const bool listed = h == impl.handles || h->prev_ != nullptr;
+    h = listed ? h->next_ : impl.handles;
   }
 }
 

@@ -25,7 +25,8 @@ public:
   LoopHandle(const LoopHandle&) = delete;
   LoopHandle& operator=(const LoopHandle&) = delete;
 
-  // Starts closing the handle (uv_close with the owner's close callback). Loop thread.
+  // Starts closing the handle (uv_close with the owner's close callback). Loop thread. It may run
+  // callbacks that close or free other handles, but must not free this one before returning.
   virtual void closeForShutdown() noexcept = 0;
 
 protected:
@@ -37,6 +38,7 @@ private:
   friend void closeRegisteredHandles(uv_loop_t* loop) noexcept;
   LoopHandle* prev_ = nullptr;
   LoopHandle* next_ = nullptr;
+  bool shutdownAsked_ = false;  // closeRegisteredHandles() called closeForShutdown() already
 };
 
 // Loop thread only. Register right after uv_*_init; unregister in the close callback.
