@@ -107,14 +107,21 @@ public:
 
   void close() override {
     firstAttempt_.cancel();
-    // On the loop: the session is the loop's. A loop already stopping closed it itself.
-    loop_.call([this] {
+    // On the loop: the session is the loop's. Subscribers still waiting for their first list
+    // fail now; operations in flight fail with ZCLOSING ("disconnected").
+    const bool ran = loop_.call([this] {
       closed_ = true;
+      for (auto& [service, s] : services_) {
+        for (const auto& [listener, once] : std::exchange(s.welcome, {})) {
+          (*once)(CallResult::failure("disconnected", "zookeeper engine closed"));
+        }
+      }
       services_.clear();
       if (session_) session_->close();
+      events_.reset();
     });
+    if (!ran) events_.reset();  // the loop has stopped (and closed the session): nothing runs there
     connected_.store(false, std::memory_order_release);
-    events_.reset();
   }
 
   [[nodiscard]] bool isConnected() const noexcept override {
