@@ -144,6 +144,7 @@ ReconnectTimerTask::ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer&
       idleTimeout_(options.idleTimeout),
       interval_(checkEvery(options, idleTimeout_)),
       phi_(options.detector == DetectorKind::Phi),
+      idleRule_(phi_, idleTimeout_ / 3),
       retry_(options.reconnectBackoff, timer.now(), options.seed) {}
 
 nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
@@ -153,7 +154,7 @@ nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
   scheduled_.reset();  // connected again by someone else: what was planned is moot
   const nanoseconds readIdle = now - channel.lastRead();
   std::string dead;
-  if (readIdle >= idleTimeout_) {
+  if (idleRule_.due(now) && readIdle >= idleTimeout_) {
     dead = readIdleReason(readIdle, idleTimeout_);
   } else if (phi_) {
     dead = suspicion(channel, now, readIdle);
@@ -214,13 +215,14 @@ CloseTimerTask::CloseTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Chan
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
       closeTimeout_(effectiveClose(checked(options))),
       interval_(checkEvery(options, closeTimeout_)),
-      phi_(options.detector == DetectorKind::Phi) {}
+      phi_(options.detector == DetectorKind::Phi),
+      idleRule_(phi_, closeTimeout_ / 3) {}
 
 nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
   std::string reason;
-  if (readIdle > closeTimeout_ || writeIdle > closeTimeout_) {
+  if (idleRule_.due(now) && (readIdle > closeTimeout_ || writeIdle > closeTimeout_)) {
     const bool read = readIdle > closeTimeout_;
     reason =
         fmt::format("{} idle {} > closeTimeout {}", read ? "read" : "write",

@@ -67,7 +67,7 @@ TEST_CASE("cli: the effective configuration shows the heartbeat's failure detect
   CHECK(heartbeat["detector"] == "fixed");
   CHECK(heartbeat["phi"] == nlohmann::json{{"threshold", 8.0},
                                            {"min_std_deviation", "100ms"},
-                                           {"acceptable_pause", 0},
+                                           {"acceptable_pause", "1s"},
                                            {"window", 1000}});
 }
 

@@ -40,7 +40,7 @@ TEST_CASE("defaults: the failure detector is the fixed one, with Akka's phi opti
   CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Fixed);
   CHECK(c.heartbeat.phi.threshold == 8.0);
   CHECK(c.heartbeat.phi.minStdDeviation == 100ms);
-  CHECK(c.heartbeat.phi.acceptablePause == 0s);
+  CHECK(c.heartbeat.phi.acceptablePause == 1s);
   CHECK(c.heartbeat.phi.window == 1000);
   CHECK(loadString(R"({"heartbeat":{"detector":"fixed","phi":{}}})") == Config{});
 }

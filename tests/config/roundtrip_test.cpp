@@ -125,7 +125,7 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["phi"] ==
         nlohmann::json{{"threshold", 8.0},
                        {"min_std_deviation", "100ms"},
-                       {"acceptable_pause", 0},
+                       {"acceptable_pause", "1s"},
                        {"window", 1000}});
   CHECK(j["retry_budget"]["window"] == "1500us");
   CHECK(j["registry"]["address"] == "[fe80::1]:6379");
@@ -153,7 +153,7 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
       [](Config& c) { c.heartbeat.phi.threshold = 9; },
       [](Config& c) { c.heartbeat.phi.minStdDeviation = 1s; },
-      [](Config& c) { c.heartbeat.phi.acceptablePause = 1s; },
+      [](Config& c) { c.heartbeat.phi.acceptablePause = 2s; },
       [](Config& c) { c.heartbeat.phi.window = 1; },
       [](Config& c) { c.retry["x"] = {}; },
       [](Config& c) { c.retryBudget.ratio = 0.5; },

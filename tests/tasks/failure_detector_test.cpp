@@ -19,8 +19,15 @@ using wheelbeat::tasks::PhiOptions;
 
 namespace {
 
+// Akka's defaults exactly (no acceptable pause): the arithmetic of phi itself.
+PhiOptions akka() {
+  PhiOptions o;
+  o.acceptablePause = 0s;
+  return o;
+}
+
 // Frames every `interval` for `count` intervals, the last one at time `count * interval`.
-std::unique_ptr<PhiAccrualDetector> regular(ns interval, int count, PhiOptions options = {}) {
+std::unique_ptr<PhiAccrualDetector> regular(ns interval, int count, PhiOptions options = akka()) {
   auto d = std::make_unique<PhiAccrualDetector>(options, 1s);
   for (int i = 0; i <= count; ++i) d->heartbeat(interval * i);
   return d;
@@ -32,7 +39,7 @@ TEST_SUITE("tasks") {
 
 TEST_CASE(
     "phi: 0 before the first frame, log10 2 at the mean, the threshold between 5 and 6 sigma") {
-  PhiAccrualDetector none({}, 1s);
+  PhiAccrualDetector none(akka(), 1s);
   CHECK(none.phi(10s) == 0.0);
   CHECK_FALSE(none.suspects(1h));
 
@@ -62,7 +69,7 @@ TEST_CASE("phi: a busy peer that falls back to heartbeats is not suspected at it
 }
 
 TEST_CASE("phi: a jittery history is given more time than a regular one") {
-  PhiAccrualDetector jittery({}, 1s);
+  PhiAccrualDetector jittery(akka(), 1s);
   ns t = 0s;
   for (int i = 0; i < 20; ++i) {
     jittery.heartbeat(t);
@@ -78,19 +85,19 @@ TEST_CASE("phi: a jittery history is given more time than a regular one") {
 }
 
 TEST_CASE("phi: the acceptable pause and the minimum deviation") {
-  PhiOptions o;
-  o.acceptablePause = 1s;
+  PhiOptions o;  // the default pause: 1 s
+  CHECK(o.acceptablePause == 1s);
   const auto d = regular(1s, 10, o);
   CHECK(d->phi(10s + 2s) == doctest::Approx(std::log10(2.0)).epsilon(1e-12));
   CHECK_FALSE(d->suspects(10s + 2500ms));
-  o = {};
+  o = akka();
   o.minStdDeviation = 500ms;
   const auto wide = regular(1s, 10, o);
   CHECK(wide->phi(10s + 1500ms) == doctest::Approx(0.7993).epsilon(1e-3));  // y = 1
 }
 
 TEST_CASE("phi: the window keeps the last samples only; reset forgets them") {
-  PhiOptions o;
+  PhiOptions o = akka();
   o.window = 3;
   PhiAccrualDetector d(o, 1s);
   ns t = 0s;
@@ -162,13 +169,32 @@ TEST_CASE("reconnect on phi: a silent peer is found well before the fixed idle t
   };
   const auto fixed = run(DetectorKind::Fixed);
   const auto phi = run(DetectorKind::Phi);
-  // Last frame at 10s. Fixed: read idle >= 3s, checked every 1s -> 13s. Phi: beyond 1.55s of
-  // silence (phi 8 between 5 and 6 sigma of 100 ms past the 1 s mean), checked every 340 ms
-  // (333.33 ms on 10 ms ticks) -> 11.56s.
+  // Last frame at 10s. Fixed: read idle >= 3s, checked every 1s -> 13s. Phi: beyond 2.55s of
+  // silence (phi 8 between 5 and 6 sigma of 100 ms past the 1 s mean + the 1 s acceptable
+  // pause), checked every 340 ms (333.33 ms on 10 ms ticks) -> 12.58s.
   CHECK(fixed.reason == "read idle 3s >= idleTimeout 3s");
   CHECK(fixed.at == 13s);
-  CHECK(phi.reason == "phi 9.3 >= 8 after read idle 1560ms");
-  CHECK(phi.at == 11560ms);
+  CHECK(phi.reason == "phi 10.0 >= 8 after read idle 2580ms");
+  CHECK(phi.at == 12580ms);
+}
+
+TEST_CASE("reconnect on phi: the fixed rule keeps its own cadence (phi checks do not tighten it)") {
+  HeartbeatOptions o = testOptions();
+  o.heartbeat = 1s;  // idle timeout 3s: the fixed rule every 1s, phi's checks every 333 ms
+  o.detector = DetectorKind::Phi;
+  Rig rig;
+  auto ch = rig.channel(true);  // keeps no detector: only the fixed rule can fire
+  auto task = std::make_shared<ReconnectTimerTask>(rig.timer(), ch, o);
+  task->start(task->checkInterval());
+  rig.runUntil(10s, [&] {
+    if (rig.elapsed() % 1s == 0s) ch->read();
+  });
+  rig.runUntil(20s);
+  REQUIRE(ch->reconnects().size() >= 1);
+  // Fixed-rule checks at 0.34s, 1.36s, ... (every 1 s from the first check): the first with 3 s of
+  // silence after the 10 s frame is 13.6s — as without phi, never 13.0x at a 333 ms check.
+  CHECK(ch->reconnects()[0].reason == "read idle 3600ms >= idleTimeout 3s");
+  CHECK(ch->reconnects()[0].at - rig.origin() == 13600ms);
 }
 
 TEST_CASE("close on phi: the server drops a silent client at phi, a live one never") {
@@ -193,10 +219,10 @@ TEST_CASE("close on phi: the server drops a silent client at phi, a live one nev
   });
   REQUIRE(silent->closes().size() == 1);
   CHECK(silent->closes()[0].reason.starts_with("phi "));
-  // Last frame at 5s: closed at the first check past 1.55s of silence (checks every 340 ms:
-  // 333.33 ms rounded up to the tick; 6.46s is too early); the fixed rule (read idle > 3s,
-  // checked every 1s) would wait until 9s.
-  CHECK(silent->closes()[0].at - rig.origin() == 6800ms);
+  // Last frame at 5s: closed at the first check past 2.55s of silence (checks every 340 ms:
+  // 333.33 ms rounded up to the tick); the fixed rule (read idle > 3s, checked every 1s) would
+  // wait until 9s.
+  CHECK(silent->closes()[0].at - rig.origin() == 7820ms);
   CHECK(live->closes().empty());
 }
 

@@ -43,9 +43,10 @@ struct HeartbeatOptions {
   // fleet does not reconnect in lockstep; a fixed seed shared by many channels would.
   std::uint64_t seed = 0;
   // Which rule finds a silent connection dead (failure_detector.h). Fixed: read idle >=
-  // idleTimeout (client) / closeTimeout (server). Phi: also as soon as the channel's φ-accrual
-  // detector reaches phi.threshold, checked every heartbeat / 3; the fixed timeouts remain the
-  // upper bound.
+  // idleTimeout (client) / closeTimeout (server), checked every timeout / 3. Phi: also as soon as
+  // the channel's φ-accrual detector reaches phi.threshold, checked every heartbeat / 3; the fixed
+  // rule stays the upper bound, evaluated at its own cadence (timeout / 3), so enabling φ never
+  // makes the fixed rule stricter than it was.
   DetectorKind detector = DetectorKind::Fixed;
   PhiOptions phi{};
 
@@ -59,6 +60,26 @@ struct HeartbeatOptions {
 // messages read "HeartbeatOptions.reconnectBackoff.maxDelay = ..."); phi valid
 // ("HeartbeatOptions.phi.threshold = ...").
 void validate(const HeartbeatOptions& options);
+
+// When the fixed idle rule may be evaluated: every run without φ; with φ (whose checks run every
+// heartbeat / 3) only every timeout / 3, as without it. Wheel thread only.
+class FixedRuleCadence {
+public:
+  FixedRuleCadence(bool phi, std::chrono::nanoseconds period) noexcept
+      : phi_(phi), period_(period) {}
+  // True if the rule is due at `now` (and then the next one is a period later).
+  bool due(std::chrono::nanoseconds now) noexcept {
+    if (!phi_) return true;
+    if (next_ && now < *next_) return false;
+    next_ = now + period_;
+    return true;
+  }
+
+private:
+  bool phi_;
+  std::chrono::nanoseconds period_;
+  std::optional<std::chrono::nanoseconds> next_;
+};
 
 // Client: keeps the connection's traffic alive. Each run: if the channel is connected and
 // read-idle or write-idle >= heartbeat, calls sendHeartbeat() (TaskMetrics::heartbeatsSent,
@@ -129,6 +150,7 @@ private:
   const std::chrono::nanoseconds interval_;
   const bool phi_;  // also ask the channel's φ detector
   // Wheel thread only.
+  FixedRuleCadence idleRule_;
   RetryState retry_;
   struct Scheduled {  // an attempt granted by retry_, not made yet
     std::chrono::nanoseconds at;
@@ -158,7 +180,8 @@ protected:
 private:
   const std::chrono::nanoseconds closeTimeout_;
   const std::chrono::nanoseconds interval_;
-  const bool phi_;  // also ask the channel's φ detector
+  const bool phi_;             // also ask the channel's φ detector
+  FixedRuleCadence idleRule_;  // wheel thread only
 };
 
 }  // namespace wheelbeat::tasks
