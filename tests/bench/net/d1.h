@@ -40,15 +40,17 @@ struct DetectorGroup {
   tasks::DetectorKind kind = tasks::DetectorKind::Fixed;
   double threshold = 8.0;     // phi only
   int acceptablePauseMs = 0;  // phi only
+  int idleTimeoutMs = 0;      // 0: 3 × heartbeat (Dubbo's); also the server's closeTimeout
   bool extra = false;         // a --phi-extra variant (not Akka's defaults)
 };
 
 // fixed, phi with Akka's defaults, then one per --phi-extra.
 std::vector<DetectorGroup> d1Groups(const BenchConfig& config);
-// "fixed;phi:8:0;phi:10:500" and back (the children's --groups).
+// "fixed;phi:8:0:0:0;phi:8:500:4000:1" (threshold, pause, idle, extra) and back (--groups).
 std::string encodeGroups(const std::vector<DetectorGroup>& groups);
 std::vector<DetectorGroup> decodeGroups(std::string_view text);
-// Parses a --phi-extra value "THRESHOLD:PAUSE_MS"; throws std::invalid_argument.
+// Parses a --phi-extra value "THRESHOLD:PAUSE_MS[:IDLE_TIMEOUT_MS]"; throws
+// std::invalid_argument.
 DetectorGroup parsePhiExtra(std::string_view text);
 
 // The group's heartbeat options at --heartbeat-ms (idle and close timeouts: 3 × heartbeat).

@@ -157,12 +157,16 @@ void countFalse(const std::vector<Ev>& client, const std::vector<Ev>& server, st
                 std::int64_t to, std::vector<GroupResult>& out, std::vector<int>* perGroup) {
   for (const auto& e : client) {
     if (e.atNs < from || e.atNs >= to || e.rule == kRuleDisconnected) continue;
-    ++out[static_cast<std::size_t>(e.group)].falseReconnectsClient;
+    auto& g = out[static_cast<std::size_t>(e.group)];
+    ++g.falseReconnectsClient;
+    ++(e.rule == kRulePhi ? g.falseByPhi : g.falseByIdle);
     if (perGroup) ++(*perGroup)[static_cast<std::size_t>(e.group)];
   }
   for (const auto& e : server) {
     if (e.atNs < from || e.atNs >= to) continue;
-    ++out[static_cast<std::size_t>(e.group)].falseClosesServer;
+    auto& g = out[static_cast<std::size_t>(e.group)];
+    ++g.falseClosesServer;
+    ++(e.rule == kRulePhi ? g.falseByPhi : g.falseByIdle);
     if (perGroup) ++(*perGroup)[static_cast<std::size_t>(e.group)];
   }
 }
@@ -174,9 +178,11 @@ std::vector<GroupResult> runDead(const BenchConfig& c, const std::vector<Detecto
   std::vector<GroupResult> r(groups.size());
   Session s(c, groups);
   NftFault nft(s.ports());
-  // The slowest rule: the last read up to 1.33 heartbeats before the fault, then the fixed
-  // idleTimeout (3 heartbeats) and up to one check interval (1 heartbeat), ticks, margin.
-  const int boundMs = 6 * c.heartbeatMs + 2000;
+  // The slowest rule: the last read up to 1.33 heartbeats before the fault, then the longest
+  // idleTimeout and up to one check interval (a third of it), ticks, margin.
+  int idleMs = 3 * c.heartbeatMs;
+  for (const auto& g : groups) idleMs = std::max(idleMs, g.idleTimeoutMs);
+  const int boundMs = idleMs * 4 / 3 + 2 * c.heartbeatMs + 2000;
   std::int64_t quietSince = toNs(Clock::now());
   for (int t = 0; t < c.trials; ++t) {
     s.hold(randomPhase(c, rng));

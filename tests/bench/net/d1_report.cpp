@@ -46,7 +46,7 @@ void tail(ordered_json& j, const D1Run& run, std::size_t g) {
     j["phi_acceptable_pause_ms"] = group.acceptablePauseMs;
     j["extra"] = group.extra;
   }
-  j["idle_timeout_ms"] = 3 * run.config.heartbeatMs;
+  j["idle_timeout_ms"] = group.idleTimeoutMs > 0 ? group.idleTimeoutMs : 3 * run.config.heartbeatMs;
   j["tick_ms"] = run.config.tickMs;
 }
 
@@ -78,6 +78,8 @@ std::string pauseLine(const D1Run& run, std::size_t g) {
   j["false_closes"] = falseCloses(r);
   j["false_reconnects_client"] = r.falseReconnectsClient;
   j["false_closes_server"] = r.falseClosesServer;
+  j["false_by_phi"] = r.falseByPhi;
+  j["false_by_idle_rule"] = r.falseByIdle;
   j["pauses_with_false_close"] = r.pausesWithFalse;
   j["pause_ms_min"] = round1(run.info.pauseMsMin);
   j["pause_ms_max"] = round1(run.info.pauseMsMax);
@@ -101,6 +103,8 @@ std::string lossLine(const D1Run& run, std::size_t g) {
   j["false_closes"] = falseCloses(r);
   j["false_reconnects_client"] = r.falseReconnectsClient;
   j["false_closes_server"] = r.falseClosesServer;
+  j["false_by_phi"] = r.falseByPhi;
+  j["false_by_idle_rule"] = r.falseByIdle;
   j["loss_pct"] = kLossPct;
   j["loss_window_s"] = run.config.windowS;
   j["observed_s"] = round3(run.info.lossWindowS);
@@ -154,6 +158,8 @@ std::string summaryLine(const D1Run& run) {
     ordered_json x;
     x["phi_threshold"] = run.groups[g].threshold;
     x["phi_acceptable_pause_ms"] = run.groups[g].acceptablePauseMs;
+    x["idle_timeout_ms"] =
+        run.groups[g].idleTimeoutMs > 0 ? run.groups[g].idleTimeoutMs : 3 * run.config.heartbeatMs;
     x["phi_vs_fixed_detect_p50"] = e.ratio;
     x["detect_ms_p50"] = p50(run.dead[g]);
     x["false_closes_pause"] = falseCloses(run.pause[g]);

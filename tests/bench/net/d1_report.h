@@ -36,6 +36,8 @@ struct GroupResult {
   // false closes (every case: client reconnect decisions by a rule + server close-idles)
   int falseReconnectsClient = 0;
   int falseClosesServer = 0;
+  int falseByPhi = 0;   // of those, decided by phi
+  int falseByIdle = 0;  // by the idle / close timeout
   // pause
   std::vector<int> falseByPauseBin;
   int pausesWithFalse = 0;

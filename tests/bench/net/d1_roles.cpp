@@ -265,7 +265,8 @@ std::string encodeGroups(const std::vector<DetectorGroup>& groups) {
     if (!out.empty()) out += ';';
     out += g.kind == tasks::DetectorKind::Fixed
                ? std::string("fixed")
-               : fmt::format("phi:{}:{}:{}", g.threshold, g.acceptablePauseMs, g.extra ? 1 : 0);
+               : fmt::format("phi:{}:{}:{}:{}", g.threshold, g.acceptablePauseMs, g.idleTimeoutMs,
+                             g.extra ? 1 : 0);
   }
   return out;
 }
@@ -294,21 +295,31 @@ std::vector<DetectorGroup> decodeGroups(std::string_view text) {
 }
 
 DetectorGroup parsePhiExtra(std::string_view text) {
-  const auto colon = text.find(':');
   const auto bad = [&] {
-    return std::invalid_argument(fmt::format(
-        "--phi-extra: '{}' (expected THRESHOLD:ACCEPTABLE_PAUSE_MS, e.g. 8:1000)", text));
+    return std::invalid_argument(
+        fmt::format("--phi-extra: '{}' (expected THRESHOLD:ACCEPTABLE_PAUSE_MS[:IDLE_TIMEOUT_MS], "
+                    "e.g. 8:500 or 8:500:4000)",
+                    text));
   };
-  if (colon == std::string_view::npos) throw bad();
+  std::vector<std::string> parts;
+  for (std::string_view rest = text;;) {
+    const auto colon = rest.find(':');
+    parts.emplace_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (parts.size() < 2 || parts.size() > 3) throw bad();
   DetectorGroup g{.kind = tasks::DetectorKind::Phi, .extra = true};
   try {
     std::size_t used = 0;
-    const std::string threshold(text.substr(0, colon));
-    g.threshold = std::stod(threshold, &used);
-    if (used != threshold.size() || !(g.threshold > 0)) throw bad();
-    const std::string pause(text.substr(colon + 1));
-    g.acceptablePauseMs = std::stoi(pause, &used);
-    if (used != pause.size() || g.acceptablePauseMs < 0) throw bad();
+    g.threshold = std::stod(parts[0], &used);
+    if (used != parts[0].size() || !(g.threshold > 0)) throw bad();
+    g.acceptablePauseMs = std::stoi(parts[1], &used);
+    if (used != parts[1].size() || g.acceptablePauseMs < 0) throw bad();
+    if (parts.size() == 3) {
+      g.idleTimeoutMs = std::stoi(parts[2], &used);
+      if (used != parts[2].size() || g.idleTimeoutMs < 0) throw bad();
+    }
   } catch (const std::logic_error&) {
     throw bad();
   }
@@ -321,6 +332,7 @@ tasks::HeartbeatOptions d1Heartbeat(const BenchConfig& config, const DetectorGro
   o.detector = group.kind;
   o.phi.threshold = group.threshold;
   o.phi.acceptablePause = std::chrono::milliseconds(group.acceptablePauseMs);
+  o.idleTimeout = std::chrono::milliseconds(group.idleTimeoutMs);  // 0: 3 × heartbeat
   return o;
 }
 
