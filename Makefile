@@ -114,11 +114,13 @@ demo: build
 	./build/bin/wheelbeat_demo --registry $(REGISTRY)
 
 # The wheel benchmark (ARGS), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given to
-# both, e.g. NET_ARGS=--quick): ~3.5 min in all.
+# all three, e.g. NET_ARGS=--quick), then D1, the failure detectors under faults (D1_ARGS; needs
+# root and nftables, else it says why and is skipped: exit code 77): ~8 min in all.
 bench: build
 	./build/bin/wheelbeat_bench $(ARGS)
 	./build/bin/wheelbeat_net_bench --scenario H1 $(NET_ARGS)
 	./build/bin/wheelbeat_net_bench --scenario H2 $(NET_ARGS)
+	./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]
 
 # The soak (not in CI): 2 000 connections churned by a random fault every 1-4 s (server and
 # registry restarts, garbage and partial-frame peers, loop stalls) for SOAK_MINUTES; one JSON line

@@ -48,6 +48,7 @@ void installInterruptHandlers() {
   sa.sa_flags = 0;  // no SA_RESTART: a blocked poll() returns EINTR and the wait checks the flag
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 }
 

@@ -1,7 +1,7 @@
 // ChildProcess: this binary run again as a server or client, driven over a pipe pair (the
 // child's stdin and stdout; its stderr is ours). Every wait is bounded by a deadline and gives
-// up early when SIGINT/SIGTERM arrived (installInterruptHandlers()); the destructor always reaps
-// the child: EOF on its stdin (it quits), a grace period, then SIGKILL.
+// up early when SIGINT/SIGTERM/SIGHUP arrived (installInterruptHandlers()); the destructor always
+// reaps the child: EOF on its stdin (it quits), a grace period, then SIGKILL.
 #pragma once
 
 #include <sys/types.h>
@@ -21,8 +21,8 @@ public:
   Interrupted() : std::runtime_error("interrupted") {}
 };
 
-// SIGINT/SIGTERM set a flag that the waits below check (no SA_RESTART: poll() returns EINTR);
-// SIGPIPE is ignored (a child that died shows up as EOF or EPIPE, reported as an error).
+// SIGINT/SIGTERM/SIGHUP set a flag that the waits below check (no SA_RESTART: poll() returns
+// EINTR); SIGPIPE is ignored (a child that died shows up as EOF or EPIPE, reported as an error).
 void installInterruptHandlers();
 [[nodiscard]] bool interrupted() noexcept;
 

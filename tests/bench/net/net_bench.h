@@ -1,4 +1,5 @@
-// wheelbeat_net_bench: heartbeat-at-scale benchmarks H1 and H2 over loopback TCP.
+// wheelbeat_net_bench: heartbeat-at-scale benchmarks H1 and H2 over loopback TCP, and D1 (the
+// fixed idle rule against the phi-accrual detector under faults: d1.h).
 //
 // One binary, three roles. The driver (no --role) spawns a server process and client processes
 // (this binary again, --role server|client, --impl wheelbeat|raw) and talks to each over a pipe
@@ -24,11 +25,13 @@
 //              divided by it (cpu_per_heartbeat_vs_raw) is what the library adds on top.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace wheelbeat::bench::netbench {
 
-enum class Scenario { H1, H2 };
+enum class Scenario { H1, H2, D1 };
 // Both: the driver runs Raw, then Wheelbeat. Children get Wheelbeat or Raw.
 enum class Impl { Wheelbeat, Raw, Both };
 
@@ -50,10 +53,18 @@ struct BenchConfig {
   bool selfCheck = false;
   Impl impl = Impl::Both;
 
+  // D1 only (d1.h). --conns is per detector there, --window the packet-loss window.
+  int trials = -1;                     // dead-peer trials
+  int pauses = -1;                     // SIGSTOP/SIGCONT pauses
+  std::vector<std::string> phiExtras;  // --phi-extra THRESHOLD:PAUSE_MS, each an extra detector
+  std::uint64_t seed = 0;              // 0: a fresh one (printed in the lines)
+
   // Children only (set by the driver).
   std::string role;  // "server" | "client"
   int port = 0;
   int procIndex = 0;
+  std::string groups;  // D1: the detector groups (d1.h: encodeGroups())
+  std::string ports;   // D1 client: the server's port per group, comma-separated
 };
 
 // Fills every field left < 0 with the scenario's default (quick or full).
