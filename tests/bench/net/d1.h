@@ -30,6 +30,7 @@
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,13 +39,15 @@ namespace wheelbeat::bench::netbench {
 
 struct DetectorGroup {
   tasks::DetectorKind kind = tasks::DetectorKind::Fixed;
-  double threshold = 8.0;     // phi only
-  int acceptablePauseMs = 0;  // phi only
-  int idleTimeoutMs = 0;      // 0: 3 × heartbeat (Dubbo's); also the server's closeTimeout
-  bool extra = false;         // a --phi-extra variant (not Akka's defaults)
+  double threshold = tasks::PhiOptions{}.threshold;  // phi only
+  int acceptablePauseMs = static_cast<int>(          // phi only
+      std::chrono::duration_cast<std::chrono::milliseconds>(tasks::PhiOptions{}.acceptablePause)
+          .count());
+  int idleTimeoutMs = 0;  // 0: 3 × heartbeat (Dubbo's); also the server's closeTimeout
+  bool extra = false;     // a --phi-extra variant (not the library's defaults)
 };
 
-// fixed, phi with Akka's defaults, then one per --phi-extra.
+// fixed, phi with the library's defaults, then one per --phi-extra.
 std::vector<DetectorGroup> d1Groups(const BenchConfig& config);
 // "fixed;phi:8:0:0:0;phi:8:500:4000:1" (threshold, pause, idle, extra) and back (--groups).
 std::string encodeGroups(const std::vector<DetectorGroup>& groups);
