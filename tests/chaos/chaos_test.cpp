@@ -9,8 +9,10 @@
 
 #include <wheelbeat/net/codec.h>
 
+#include <arpa/inet.h>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -79,6 +81,10 @@ struct Settings {
 
 const Settings kSettings;
 
+Clock::duration scaled(milliseconds d, double factor) {
+  return std::chrono::duration_cast<Clock::duration>(d * factor);
+}
+
 // Prints "chaos: <what> in X s (bound [lo, ]hi s)" and checks lo <= measured <= hi.
 void checkWithin(const std::string& what, Clock::duration measured, Clock::duration high,
                  Clock::duration low = Clock::duration::zero()) {
@@ -129,7 +135,7 @@ struct EchoLab {
   }
 };
 
-[[maybe_unused]] std::string joined(const std::vector<std::string>& items) {
+std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : "; ") + item;
   return out.empty() ? "none" : out;
@@ -162,6 +168,50 @@ void halfOpenByDrop(Side side, const std::string& name) {
   echo.client->expectLine("response ", back.at, kSettings.requestPeriod + kSettings.slack + 1s);
 }
 
+// The channel id the server gave the connection from the client namespace's `localPort`
+// ("connected: channel 7 from 10.231.0.2:41234").
+std::string channelOf(Process& server, std::uint16_t localPort, Clock::time_point after) {
+  const Line line =
+      server.expectLine(fmt::format("from {}:{}", Lab::kClientAddress, localPort), after, 5s);
+  const auto start = line.text.find("channel ") + 8;
+  return line.text.substr(start, line.text.find(' ', start) - start);
+}
+
+// A 16-byte Dubbo header: magic, two-way request of serialization 2, id, body length.
+std::string header(std::uint64_t id, std::uint32_t bodyLength) {
+  std::string h(wheelbeat::net::kHeaderSize, '\0');
+  h[0] = static_cast<char>(wheelbeat::net::kMagic >> 8);
+  h[1] = static_cast<char>(wheelbeat::net::kMagic & 0xff);
+  h[2] = static_cast<char>(wheelbeat::net::flag::kRequest | wheelbeat::net::flag::kTwoWay |
+                           wheelbeat::net::kHessian2);
+  for (int i = 0; i < 8; ++i) h[4 + i] = static_cast<char>(id >> (56 - 8 * i));
+  for (int i = 0; i < 4; ++i) h[12 + i] = static_cast<char>(bodyLength >> (24 - 8 * i));
+  return h;
+}
+
+bool sendAll(int fd, const std::string& bytes) {
+  return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+}
+
+// A hostile peer connected from the client namespace; returns its socket and server channel id.
+struct Peer {
+  explicit Peer(int socket) : fd(socket) {}
+  Fd fd;
+  std::string channel;
+  Clock::time_point connectedAt;
+};
+std::unique_ptr<Peer> connectPeer(EchoLab& echo) {
+  const auto at = Clock::now();
+  auto peer = std::make_unique<Peer>(
+      echo.lab.connectFrom(Side::Client, Lab::kServerAddress, kSettings.port));
+  peer->connectedAt = Clock::now();
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  ::getsockname(peer->fd.get(), reinterpret_cast<sockaddr*>(&local), &len);
+  peer->channel = channelOf(*echo.server, ntohs(local.sin_port), at);
+  return peer;
+}
+
 }  // namespace
 
 TEST_SUITE("chaos") {
@@ -172,6 +222,222 @@ TEST_CASE("chaos: dropping the server's input is detected as half-open and heale
 
 TEST_CASE("chaos: dropping the client's input is detected as half-open and healed") {
   halfOpenByDrop(Side::Client, "drop-client-input");
+}
+
+TEST_CASE("chaos: a connection reset by the peer is re-established after the first backoff") {
+  EchoLab echo;
+  echo.start();
+  // Every packet of this connection (its client port) that reaches the server is answered with a
+  // TCP reset, so the client's socket dies of ECONNRESET at its next write. The rule matches this
+  // connection only: the reconnect, from another port, goes through.
+  const std::uint16_t clientPort = echo.lab.clientPortTo(kSettings.port);
+  REQUIRE(clientPort != 0);
+  NftRules reset(echo.lab, Side::Server,
+                 {fmt::format("tcp dport {} tcp sport {} counter reject with tcp reset",
+                              kSettings.port, clientPort)});
+  const auto faultAt = Clock::now();
+  // The next write (a heartbeat or a request) is at most the longest silence away.
+  const Line closed = echo.client->expectLine("closed: reset", faultAt, 10s);
+  checkWithin("tcp-reset seen by the client", closed.at - faultAt,
+              kSettings.longestSilence() + kSettings.slack);
+  CHECK(reset.packets(0) > 0);
+  // The first attempt comes after the first backoff delay, with its jitter, never before.
+  const Line back = echo.client->expectLine("state: connecting -> connected", closed.at, 10s);
+  const auto first = kSettings.backoffInitial;
+  checkWithin("tcp-reset reconnected", back.at - closed.at,
+              scaled(first, 1 + kSettings.jitter) + kSettings.tick + kSettings.slack,
+              scaled(first, 1 - kSettings.jitter) - kSettings.tick);
+  echo.client->expectLine("response ", back.at, kSettings.requestPeriod + kSettings.slack + 1s);
+}
+
+TEST_CASE("chaos: 10 % random loss both ways for 30 s closes nothing and heartbeats go on") {
+  constexpr auto kWindow = 30s;
+  constexpr int kLossPercent = 10;
+  EchoLab echo;
+  echo.start();
+  const auto connectedAt = echo.client->lines("state: connecting -> connected", {}).at(0).at;
+  // Both directions on the wire: each side drops 10 % of what it receives of the connection. The
+  // first rule only counts, so the loss actually applied can be printed.
+  const auto rules = [&](const char* dir) {
+    return std::vector<std::string>{fmt::format("tcp {} {} counter", dir, kSettings.port),
+                                    fmt::format("tcp {} {} numgen random mod 100 < {} counter drop",
+                                                dir, kSettings.port, kLossPercent)};
+  };
+  NftRules lossIn(echo.lab, Side::Server, rules("dport"));
+  NftRules lossOut(echo.lab, Side::Client, rules("sport"));
+  const auto startAt = Clock::now();
+  // The fault lasts a duration: wait it out, but stop at the first close of either process.
+  const auto endAt = startAt + kWindow;
+  const auto firstClientClose = echo.client->waitLine("closed: ", startAt, endAt);
+  const auto firstServerClose = echo.server->waitLine("closed: ", startAt, endAt);
+  const auto heldFor = Clock::now() - startAt;
+  const double lossToServer = 100.0 * static_cast<double>(lossIn.packets(1)) /
+                              static_cast<double>(std::max(1LL, lossIn.packets(0)));
+  const double lossToClient = 100.0 * static_cast<double>(lossOut.packets(1)) /
+                              static_cast<double>(std::max(1LL, lossOut.packets(0)));
+  const long long packets = lossIn.packets(0) + lossOut.packets(0);
+  lossIn.remove();
+  lossOut.remove();
+  const auto closes = echo.closes(startAt, Clock::now());
+  const auto answered = echo.client->lines("response ", startAt, startAt + heldFor).size();
+  const auto failed = echo.client->lines("failed", startAt, startAt + heldFor).size();
+  fmt::print(
+      "chaos: loss-10% held {:.1f} s: {} packets, dropped {:.1f} % to the server, {:.1f} % to "
+      "the client; {} false closes ({}); {} requests answered, {} failed\n",
+      secondsOf(heldFor), packets, lossToServer, lossToClient, closes.size(), joined(closes),
+      answered, failed);
+  CHECK_MESSAGE(closes.empty(), "false closes: ", joined(closes));
+  CHECK(!firstClientClose.has_value());
+  CHECK(!firstServerClose.has_value());
+  CHECK(lossToServer > kLossPercent / 2.0);
+  CHECK(lossToClient > kLossPercent / 2.0);
+  // The requests (one a second) kept being answered: at most a few lost to their 2 s timeout.
+  CHECK(answered + 3 >= static_cast<std::size_t>(kWindow / kSettings.requestPeriod));
+  // Heartbeats kept flowing on that one connection all along: echo_server prints how many it
+  // answered when the channel ends. Between two requests (1 s apart) the link is write-idle for
+  // longer than heartbeat + one check (667 ms), so at least one heartbeat per request period.
+  const auto stoppedAt = Clock::now();
+  CHECK(echo.client->stop() == 0);
+  const Line end = echo.server->expectLine("closed: channel 1 (", stoppedAt, 5s);
+  const auto lifetime = end.at - connectedAt;
+  const auto count = std::stoll(end.text.substr(end.text.find('(') + 1));
+  const auto expected = static_cast<long long>(lifetime / kSettings.requestPeriod) - 2;
+  fmt::print(
+      "chaos: loss-10% heartbeats answered on the connection: {} in {:.1f} s (at least {})\n",
+      count, secondsOf(lifetime), expected);
+  CHECK(count >= expected);
+}
+
+TEST_CASE("chaos: link down is detected and the client reconnects after link up") {
+  EchoLab echo;
+  echo.start();
+  echo.lab.setLink(Side::Client, false);
+  const auto downAt = Clock::now();
+  bool up = false;
+  struct LinkUp {  // whatever happens, the link comes back before the lab is torn down
+    EchoLab& echo;
+    bool& up;
+    ~LinkUp() {
+      if (!up) echo.lab.setLink(Side::Client, true);
+    }
+  } guard{echo, up};
+  // The socket sees nothing (no route, no peer): read idle, like a half-open link.
+  const Line detected = echo.client->expectLine("closed: ", downAt, kSettings.halfOpenHigh() + 5s);
+  fmt::print("chaos: link-down closed the connection: {}\n", detected.text);
+  CHECK(detected.text.find("closed: reconnect: read idle") != std::string::npos);
+  checkWithin("link-down detected", detected.at - downAt, kSettings.halfOpenHigh(),
+              kSettings.halfOpenLow());
+  // An attempt while down fails (no route); then up: the next attempt is one backoff away.
+  const Line failedAttempt = echo.client->expectLine("closed: ", detected.at + 1ns, 5s);
+  fmt::print("chaos: link-down attempt while down: {}\n", failedAttempt.text);
+  echo.lab.setLink(Side::Client, true);
+  up = true;
+  const auto upAt = Clock::now();
+  const Line back = echo.client->expectLine("state: connecting -> connected", upAt, 10s);
+  checkWithin("link-up reconnected", back.at - upAt,
+              kSettings.backoffMax + kSettings.tick + kSettings.slack);
+  echo.client->expectLine("response ", back.at, kSettings.requestPeriod + kSettings.slack + 1s);
+}
+
+TEST_CASE("chaos: a server frozen by SIGSTOP is detected as half-open and reached after SIGCONT") {
+  EchoLab echo;
+  echo.start();
+  echo.server->signal(SIGSTOP);
+  const auto stoppedAt = Clock::now();
+  const Line detected = echo.client->expectLine("closed: reconnect: read idle", stoppedAt,
+                                                kSettings.halfOpenHigh() + 5s);
+  checkWithin("sigstop detected", detected.at - stoppedAt, kSettings.halfOpenHigh(),
+              kSettings.halfOpenLow());
+  echo.server->signal(SIGCONT);
+  const auto thawedAt = Clock::now();
+  // While frozen the kernel still completes connects (the listen backlog), so "connected" proves
+  // nothing: an answered request does. At most one backoff delay, then the next request.
+  const Line answered = echo.client->expectLine("response ", thawedAt, 10s);
+  checkWithin("sigcont answered again", answered.at - thawedAt,
+              kSettings.backoffMax + kSettings.requestPeriod + kSettings.tick + kSettings.slack);
+}
+
+TEST_CASE("chaos: a server killed and restarted on the same port is reached within the backoff") {
+  EchoLab echo;
+  echo.start();
+  const auto killedAt = Clock::now();
+  echo.server->kill();
+  // The kernel closes the dead process's socket: the client sees it at once.
+  const Line lost = echo.client->expectLine("closed: ", killedAt, 5s);
+  fmt::print("chaos: sigkill closed the connection: {}\n", lost.text);
+  checkWithin("sigkill seen by the client", lost.at - killedAt, kSettings.tick + kSettings.slack);
+  // An attempt against the dead port is refused; then the server comes back on the same port.
+  echo.client->expectLine("closed: refused", lost.at, kSettings.backoffMax + kSettings.slack + 1s);
+  const Line listening = echo.startServer();
+  const Line back = echo.client->expectLine("state: connecting -> connected", listening.at, 10s);
+  checkWithin("sigkill restarted, reconnected", back.at - listening.at,
+              kSettings.backoffMax + kSettings.tick + kSettings.slack);
+  echo.client->expectLine("response ", back.at, kSettings.requestPeriod + kSettings.slack + 1s);
+}
+
+TEST_CASE("chaos: hostile peers are closed with their reasons while a healthy client stays") {
+  EchoLab echo;
+  echo.start();
+  const auto startAt = Clock::now();
+
+  // Garbage: random bytes (the first two never the magic).
+  {
+    auto peer = connectPeer(echo);
+    std::mt19937 rng(7);
+    std::string junk(256, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    junk[0] = 'G';
+    const auto sentAt = Clock::now();
+    REQUIRE(sendAll(peer->fd.get(), junk));
+    const Line closed =
+        echo.server->expectLine(fmt::format("closed: channel {} (", peer->channel), sentAt, 5s);
+    fmt::print("chaos: garbage peer: {}\n", closed.text);
+    CHECK(closed.text.find("protocol: bad-magic") != std::string::npos);
+    checkWithin("garbage peer closed", closed.at - sentAt, kSettings.slack);
+  }
+  // Oversized: a header announcing one byte more than max_body.
+  {
+    auto peer = connectPeer(echo);
+    const auto sentAt = Clock::now();
+    REQUIRE(sendAll(peer->fd.get(), header(1, static_cast<std::uint32_t>(kSettings.maxBody + 1))));
+    const Line closed =
+        echo.server->expectLine(fmt::format("closed: channel {} (", peer->channel), sentAt, 5s);
+    fmt::print("chaos: oversized peer: {}\n", closed.text);
+    CHECK(closed.text.find("protocol: body-too-large") != std::string::npos);
+    checkWithin("oversized peer closed", closed.at - sentAt, kSettings.slack);
+  }
+  // Slowloris: a header announcing max_body (8 MiB, allowed), then one byte a second. Reads keep
+  // coming, but the server never has anything to write: idle beyond close_timeout (or, should
+  // the partial frame outgrow the loop's budget, resource).
+  {
+    auto peer = connectPeer(echo);
+    REQUIRE(sendAll(peer->fd.get(), header(2, static_cast<std::uint32_t>(kSettings.maxBody))));
+    const std::string needle = fmt::format("closed: channel {} (", peer->channel);
+    const auto bound =
+        kSettings.closeTimeout + kSettings.closeCheck() + kSettings.tick + kSettings.slack;
+    std::optional<Line> closed;
+    for (int i = 0; !closed && Clock::now() - peer->connectedAt < bound + 2s; ++i) {
+      (void)sendAll(peer->fd.get(), "x");  // fails once the server closed: that is the point
+      closed = echo.server->waitLine(needle, peer->connectedAt, Clock::now() + 1s);
+    }
+    REQUIRE_MESSAGE(closed.has_value(), "the slowloris peer was never closed");
+    fmt::print("chaos: slowloris peer: {}\n", closed->text);
+    CHECK((closed->text.find("): idle: write idle") != std::string::npos ||
+           closed->text.find("): resource: ") != std::string::npos));
+    checkWithin("slowloris peer closed", closed->at - peer->connectedAt, bound,
+                kSettings.closeTimeout);
+  }
+
+  // The healthy client saw none of it: no close, and its requests kept being answered.
+  const auto endAt = Clock::now();
+  const auto clientCloses = echo.client->lines("closed: ", startAt, endAt);
+  const auto answered = echo.client->lines("response ", startAt, endAt).size();
+  fmt::print(
+      "chaos: hostile peers: healthy client over {:.1f} s: {} closes, {} requests answered\n",
+      secondsOf(endAt - startAt), clientCloses.size(), answered);
+  CHECK(clientCloses.empty());
+  CHECK(echo.server->lines("closed: channel 1 (", startAt, endAt).empty());
+  CHECK(answered + 1 >= static_cast<std::size_t>((endAt - startAt) / kSettings.requestPeriod));
 }
 
 }  // TEST_SUITE("chaos")
