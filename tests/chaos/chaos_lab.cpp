@@ -251,12 +251,19 @@ void Process::readLoop(int fd) {
 
 std::optional<Line> Process::waitLine(std::string_view needle, Clock::time_point after,
                                       Clock::time_point deadline) {
+  return waitMatch(
+      [needle](const std::string& text) { return text.find(needle) != std::string::npos; }, after,
+      deadline);
+}
+
+std::optional<Line> Process::waitMatch(const std::function<bool(const std::string&)>& match,
+                                       Clock::time_point after, Clock::time_point deadline) {
   std::unique_lock lock(mutex_);
   std::size_t checked = 0;
   for (;;) {
     for (; checked < lines_.size(); ++checked) {
       const Line& line = lines_[checked];
-      if (line.at >= after && line.text.find(needle) != std::string::npos) return line;
+      if (line.at >= after && match(line.text)) return line;
     }
     throwIfInterrupted();
     const auto now = Clock::now();

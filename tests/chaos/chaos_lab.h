@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -89,6 +90,9 @@ public:
   // The first line read at or after `after` that contains `needle`, waiting until `deadline`.
   std::optional<Line> waitLine(std::string_view needle, Clock::time_point after,
                                Clock::time_point deadline);
+  // The first line read at or after `after` for which `match` holds, waiting until `deadline`.
+  std::optional<Line> waitMatch(const std::function<bool(const std::string&)>& match,
+                                Clock::time_point after, Clock::time_point deadline);
   // Like waitLine, but throws (naming the process, the needle and the time waited) on a timeout.
   Line expectLine(std::string_view needle, Clock::time_point after, Clock::duration timeout);
   // Every line read in [from, to) that contains `needle`.
