@@ -186,6 +186,15 @@ void sweepLeftovers() {
     fmt::print("chaos: removed leftover namespace {} of an earlier run{}\n", name,
                del.status == 0 ? "" : fmt::format(" (failed: {})", del.output));
   }
+  // Config directories (TempDir): /tmp/wbchaos-<pid>-XXXXXX.
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", ignored)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0 || !entry.is_directory(ignored)) continue;
+    if (pidIsTestProcess(std::strtol(name.c_str() + kPrefix.size(), nullptr, 10))) continue;
+    std::filesystem::remove_all(entry.path(), ignored);
+    fmt::print("chaos: removed leftover directory {} of an earlier run\n", entry.path().string());
+  }
 }
 
 // ---- Processes ----------------------------------------------------------------------------------
@@ -473,7 +482,7 @@ Fd::~Fd() {
 }
 
 TempDir::TempDir() {
-  std::string pattern = "/tmp/wbchaos-XXXXXX";
+  std::string pattern = fmt::format("/tmp/{}{}-XXXXXX", kPrefix, ::getpid());
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   path_ = pattern;
 }

@@ -65,7 +65,8 @@ std::string runOrThrow(const std::vector<std::string>& argv);
 
 // Why the suite cannot run here (not root, no `ip netns`, no nft), or nothing.
 [[nodiscard]] std::optional<std::string> unavailable();
-// Removes namespaces "wbchaos-<pid>-..." whose test process is gone (and whatever runs in them).
+// Removes namespaces "wbchaos-<pid>-..." whose test process is gone (and whatever runs in them),
+// and config directories /tmp/wbchaos-<pid>-... likewise.
 void sweepLeftovers();
 
 // ---- Processes ----------------------------------------------------------------------------------
