@@ -25,6 +25,9 @@ DEB_PACKAGES += clang libclang-rt-dev
 # The Redis registry: hiredis (with its libuv adapter) and a redis-server the tests start on a
 # loopback port of their own.
 DEB_PACKAGES += libhiredis-dev redis-server
+# The chaos suite (tests/chaos/, release tree, as root): network namespaces and veth pairs (`ip`,
+# `ss`) and nftables rules (`nft`) as faults; without them its tests report themselves skipped.
+DEB_PACKAGES += iproute2 nftables
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -116,9 +116,12 @@ void checkWithin(const std::string& what, Clock::duration measured, Clock::durat
 // A lab with echo_server in the server namespace and echo_client in the client one, both reading
 // a config written from kSettings.
 struct EchoLab {
+  explicit EchoLab(const Settings& s = kSettings) : settings(s) {}
+
+  Settings settings;
   Lab lab;
   TempDir dir;
-  std::string config = dir.write("chaos.json", kSettings.json());
+  std::string config = dir.write("chaos.json", settings.json());
   std::shared_ptr<Process> server;
   std::shared_ptr<Process> client;
 
@@ -278,7 +281,16 @@ TEST_CASE("chaos: a connection reset by the peer is re-established after the fir
 TEST_CASE("chaos: 10 % random loss both ways for 30 s closes nothing and heartbeats go on") {
   constexpr auto kWindow = 30s;
   constexpr int kLossPercent = 10;
-  EchoLab echo;
+  // The same heartbeat, but idle and close timeouts sized for a lossy link. A segment lost k
+  // times in a row stalls the stream (everything behind it) for TCP's retransmission backoff,
+  // 200 ms × (2^k - 1): 1.4 s for k = 3, which happens to some segment in roughly one run in
+  // ten at 10 % loss (p^3 × ~140 data segments), on top of up to `longestSilence` already idle.
+  // So 1.5 s cannot promise 0 false closes here; 4 s outlasts k = 4 (3.0 s + 0.68 s), and k = 5
+  // (p^5 × 140 ≈ 0.1 % of runs) is the residual risk. Close timeout: twice that.
+  Settings lossy = kSettings;
+  lossy.idleTimeout = 4s;
+  lossy.closeTimeout = 8s;
+  EchoLab echo(lossy);
   echo.start();
   const auto connectedAt = echo.client->lines("state: connecting -> connected", {}).at(0).at;
   // Both directions on the wire: each side drops 10 % of what it receives of the connection. The
@@ -309,11 +321,12 @@ TEST_CASE("chaos: 10 % random loss both ways for 30 s closes nothing and heartbe
   const auto answered = echo.client->lines("response ", startAt, startAt + heldFor).size();
   const auto failed = echo.client->lines("failed", startAt, startAt + heldFor).size();
   fmt::print(
-      "chaos: loss-10% held {:.1f} s: dropped {} of {} packets to the server ({:.1f} %), {} of {} "
+      "chaos: loss-10% (idle timeout {:.1f} s, close timeout {:.1f} s) held {:.1f} s: dropped {} "
+      "of {} packets to the server ({:.1f} %), {} of {} "
       "to the client ({:.1f} %); {} false closes ({}); {} requests answered, {} failed\n",
-      secondsOf(heldFor), droppedToServer, toServer, percent(droppedToServer, toServer),
-      droppedToClient, toClient, percent(droppedToClient, toClient), closes.size(), joined(closes),
-      answered, failed);
+      secondsOf(lossy.idleTimeout), secondsOf(lossy.closeTimeout), secondsOf(heldFor),
+      droppedToServer, toServer, percent(droppedToServer, toServer), droppedToClient, toClient,
+      percent(droppedToClient, toClient), closes.size(), joined(closes), answered, failed);
   CHECK_MESSAGE(closes.empty(), "false closes: ", joined(closes));
   CHECK(!firstClientClose.has_value());
   CHECK(!firstServerClose.has_value());
