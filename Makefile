@@ -28,6 +28,9 @@ DEB_PACKAGES += libhiredis-dev redis-server
 # The ZooKeeper registry: the single-threaded C client (libzookeeper_st, driven by the event loop),
 # and a standalone ZooKeeper server (java + Debian's jars) the tests start on a loopback port.
 DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
+# The chaos suite (tests/chaos/, release tree, as root): network namespaces and veth pairs (`ip`,
+# `ss`) and nftables rules (`nft`) as faults; without them its tests report themselves skipped.
+DEB_PACKAGES += iproute2 nftables
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
