@@ -1,7 +1,5 @@
 #include <wheelbeat/tasks/abstract_timer_task.h>
 
-#include <exception>
-#include <stdexcept>
 #include <utility>
 
 namespace wheelbeat::tasks {
@@ -9,62 +7,14 @@ namespace wheelbeat::tasks {
 AbstractTimerTask::AbstractTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
                                      std::shared_ptr<TaskListener> listener,
                                      std::shared_ptr<TaskMetrics> metrics)
-    : timer_(timer),
-      channel_(std::move(channel)),
-      listener_(std::move(listener)),
-      metrics_(std::move(metrics)) {}
+    : TimerChain(timer, std::move(listener), std::move(metrics)), channel_(std::move(channel)) {}
 
-void AbstractTimerTask::start(std::chrono::nanoseconds firstDelay) {
-  if (weak_from_this().expired()) {
-    throw std::logic_error(
-        "wheelbeat: AbstractTimerTask::start(): the task must be owned by a "
-        "std::shared_ptr (create it with std::make_shared)");
-  }
-  if (started_.exchange(true)) {
-    throw std::logic_error("wheelbeat: AbstractTimerTask::start(): already started");
-  }
-  lastDelay_ = firstDelay;
-  try {
-    arm(firstDelay);
-  } catch (...) {
-    started_.store(false);  // nothing was armed: the caller may try again
-    throw;
-  }
-}
-
-bool AbstractTimerTask::cancel() noexcept {
-  if (cancelled_.exchange(true)) return false;
-  core::Timeout pending;
-  {
-    std::lock_guard lock(timeoutMutex_);
-    pending = timeout_;
-  }
-  // Outside the lock: Timeout::cancel() never calls back into this task, but keeping the
-  // critical section to a copy makes that irrelevant.
-  pending.cancel();
-  return true;
-}
-
-void AbstractTimerTask::wake() noexcept {
-  if (!started_.load(std::memory_order_acquire) || isEnded()) return;
-  std::exception_ptr failure;
-  {
-    std::lock_guard lock(timeoutMutex_);
-    // A pending run not yet due is moved to the next tick; a run already due or in progress
-    // sees the request when it re-arms.
-    if (!timeout_.cancel()) {
-      wakeRequested_ = true;
-      return;
-    }
-    try {
-      timeout_ = schedule(std::chrono::nanoseconds(0));
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  }
-  // The old run is cancelled and no new one exists: the chain ends, as a failed re-arm does
-  // (the listener is called outside the lock: it may call cancel()).
-  if (failure) endAfterArmFailure(failure);
+void AbstractTimerTask::fire() {
+  // Held for the whole run: the owner may drop the channel meanwhile on another thread.
+  const std::shared_ptr<Channel> channel = channel_.lock();
+  if (!channel) return finish("channel gone");
+  if (channel->isClosed()) return finish("channel closed");
+  runBody([this, &channel](std::chrono::nanoseconds now) { return runOnce(*channel, now); });
 }
 
 // The second look before acting on idleness (Channel::hasUnreadInput): unread input means the
@@ -73,81 +23,6 @@ bool AbstractTimerTask::deferredForInput(const Channel& channel) noexcept {
   if (!channel.hasUnreadInput()) return false;
   count(&TaskMetrics::idleDeferred);
   return true;
-}
-
-void AbstractTimerTask::finish(std::string_view why) {
-  finishing_ = true;
-  finishWhy_ = why;
-}
-
-// The wheel keeps only a weak_ptr: a task its owner dropped is destroyed, not kept alive by its
-// own pending timeout (16 bytes: stored inline, no allocation per re-arm).
-core::Timeout AbstractTimerTask::schedule(std::chrono::nanoseconds delay) {
-  return timer_.newTimeout(
-      [weak = weak_from_this()] {
-        if (auto self = weak.lock()) self->run();
-      },
-      delay);
-}
-
-void AbstractTimerTask::arm(std::chrono::nanoseconds delay) {
-  if (isCancelled()) return;
-  core::Timeout next;
-  {
-    // Scheduled under the lock, so that a wake() either finds this timeout pending (and moves
-    // it) or has left its request for this arm() to see.
-    std::lock_guard lock(timeoutMutex_);
-    if (std::exchange(wakeRequested_, false)) delay = std::chrono::nanoseconds(0);
-    next = schedule(delay);
-    timeout_ = next;
-  }
-  // A cancel() that ran between the check above and the store saw the old handle: cancel the
-  // new one here. (cancel() sets its flag before it reads the handle, so one of the two sees
-  // the other.)
-  if (isCancelled()) next.cancel();
-}
-
-void AbstractTimerTask::run() {
-  if (isCancelled() || ended_.load(std::memory_order_acquire)) return;
-  const std::shared_ptr<Channel> channel = channel_.lock();
-  if (!channel) return end("channel gone");
-  if (channel->isClosed()) return end("channel closed");
-
-  runBody(*channel);
-  if (finishing_) return end(finishWhy_);
-  try {
-    arm(lastDelay_);
-  } catch (...) {
-    endAfterArmFailure(std::current_exception());
-  }
-}
-
-void AbstractTimerTask::endAfterArmFailure(const std::exception_ptr& error) noexcept {
-  try {
-    std::rethrow_exception(error);
-  } catch (const core::TimerStoppedError&) {
-    end("timer stopped");
-  } catch (...) {  // RejectedTimeoutError (maxPendingTimeouts), or an allocation failure
-    count(&TaskMetrics::taskErrors);
-    notify([error](TaskListener& l) { l.onTaskError(error); });
-    end("re-arm rejected");
-  }
-}
-
-void AbstractTimerTask::runBody(Channel& channel) {
-  runs_.fetch_add(1, std::memory_order_relaxed);
-  count(&TaskMetrics::runs);
-  try {
-    lastDelay_ = runOnce(channel, timer_.now());
-  } catch (...) {
-    count(&TaskMetrics::taskErrors);
-    notify([error = std::current_exception()](TaskListener& l) { l.onTaskError(error); });
-  }
-}
-
-void AbstractTimerTask::end(std::string_view why) {
-  ended_.store(true, std::memory_order_release);
-  notify([why](TaskListener& l) { l.onTaskEnded(why); });
 }
 
 }  // namespace wheelbeat::tasks

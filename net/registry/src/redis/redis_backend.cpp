@@ -188,18 +188,19 @@ void RedisBackend::deliver(const std::string& service, const std::vector<std::st
   }
 }
 
-void RedisBackend::sessionTick() {
-  if (phase_ != Phase::Up) return;
-  renew();
+// The sweep task's work (every session / 2).
+void RedisBackend::sweepAll() {
+  if (phase() != Phase::Up) return;  // the next period tries again; recover() re-reads anyway
   std::vector<std::string> services;
   for (const auto& [service, set] : listeners_) services.push_back(service);
   for (const auto& service : services) sweep(service);
 }
 
-// HSET returns 1 for a field it created: the server had lost the registration (restart,
-// a sweep after a long outage), so the subscribers are told too.
+// The renewal task's work (every session / 2). HSET returns 1 for a field it created: the server
+// had lost the registration (restart, a sweep after a long outage), so the subscribers are told
+// too. A renewal that fails is simply made again next period.
 void RedisBackend::renew() {
-  if (!events_) return;
+  if (phase() != Phase::Up || !events_) return;
   const std::string expiry = expiryFromNow();
   for (const auto& url : events_->registered()) {
     std::string key;

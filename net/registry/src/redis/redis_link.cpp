@@ -4,6 +4,7 @@
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
+#include <sys/ioctl.h>
 
 #include <cstdint>
 #include <utility>
@@ -149,7 +150,9 @@ bool RedisLink::connect(const Endpoint& to) {
   ctx_ = ac;
   connected_ = false;
   ++incarnation_;
-  lastRead_ = timer_.now();
+  setFd(ac->c.fd);
+  stampRead();
+  stampWrite();
   registerHandle(loop_.native(), this);
   return true;
 }
@@ -170,7 +173,8 @@ void RedisLink::onConnect(const redisAsyncContext* ac, int status) {
     return;
   }
   self->connected_ = true;
-  self->lastRead_ = self->timer_.now();
+  self->stampRead();
+  self->stampWrite();
   self->postHook([](RedisLink& l) {
     if (l.isConnected() && l.hooks_.onConnected) l.hooks_.onConnected();
   });
@@ -187,7 +191,7 @@ void RedisLink::onReply(redisAsyncContext* ac, void* reply, void* privdata) {
   if (self == nullptr) return;
   // A null reply: hiredis is freeing the context (the connection died) and flushes its queue.
   if (reply == nullptr) return self->lost("connection lost");
-  self->lastRead_ = self->timer_.now();
+  self->stampRead();
   const auto& r = *static_cast<redisReply*>(reply);
   if (r.type == REDIS_REPLY_ERROR) {
     self->complete(privdataToId(privdata),
@@ -201,7 +205,7 @@ void RedisLink::onPushReply(redisAsyncContext* ac, void* reply, void* /*privdata
   RedisLink* self = linkOf(ac);
   if (self == nullptr) return;
   if (reply == nullptr) return self->lost("connection lost");
-  self->lastRead_ = self->timer_.now();
+  self->stampRead();
   self->push(copyReply(*static_cast<redisReply*>(reply)));
 }
 
@@ -228,7 +232,9 @@ void RedisLink::command(const std::vector<std::string>& args, ReplyHandler done)
   const std::uint64_t id = track(std::move(done));
   if (sendArgv(ctx_, &RedisLink::onReply, idToPrivdata(id), args) != REDIS_OK) {
     complete(id, tasks::CallResult::failure("disconnected", name_ + " refused the command"), {});
+    return;
   }
+  stampWrite();
 }
 
 void RedisLink::subscribe(const std::string& channel, ReplyHandler ack) {
@@ -242,7 +248,9 @@ void RedisLink::subscribe(const std::string& channel, ReplyHandler ack) {
   channels_[channel] = false;
   if (sendArgv(ctx_, &RedisLink::onPushReply, nullptr, {"SUBSCRIBE", channel}) != REDIS_OK) {
     close("SUBSCRIBE refused by hiredis");
+    return;
   }
+  stampWrite();
 }
 
 void RedisLink::unsubscribe(const std::string& channel) {
@@ -296,6 +304,7 @@ redisAsyncContext* RedisLink::detach() noexcept {
   ctx_ = nullptr;
   connected_ = false;
   ++incarnation_;
+  setFd(-1);  // before hiredis closes it (after this returns)
   unregisterHandle(loop_.native(), this);
   return ac;
 }
@@ -324,6 +333,27 @@ void RedisLink::failAll(const std::string& reason) {
     p.timeout.cancel();
     p.done(tasks::CallResult::failure("disconnected", name_ + ": " + reason), {});
   }
+}
+
+void RedisLink::stampRead() noexcept {
+  lastRead_.store(timer_.now().count(), std::memory_order_release);
+}
+
+void RedisLink::stampWrite() noexcept {
+  lastWrite_.store(timer_.now().count(), std::memory_order_release);
+}
+
+void RedisLink::setFd(int fd) noexcept {
+  std::lock_guard lock(fdMutex_);
+  fd_ = fd;
+}
+
+// hiredis reads everything the socket has whenever it is readable: what waits in the kernel is
+// input the loop has not got to yet.
+bool RedisLink::hasUnreadInput() const noexcept {
+  std::lock_guard lock(fdMutex_);
+  int unread = 0;
+  return fd_ >= 0 && ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
 }
 
 void RedisLink::closeForShutdown() noexcept {

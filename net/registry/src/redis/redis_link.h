@@ -16,7 +16,10 @@
 //     messages go to hooks.onPush. A channel already subscribed on this connection acks at once.
 //   - close() frees the context and fails what is pending; onLost is not called (the owner knows).
 //     A context hiredis frees itself (peer closed, connect refused) is only detached: `lost`.
-//   - lastRead(): the timer's clock at the last reply or message (liveness, half-open detection).
+//   - lastRead() / lastWrite(): the timer's clock at the last reply or message / the last command
+//     handed to hiredis (both stamped by connect() and by the TCP connect), for the owner's
+//     tasks::Channel; hasUnreadInput(): bytes wait in the socket's receive buffer. These three:
+//     any thread (the wheel thread reads them).
 #pragma once
 
 #include "loop_internal.h"
@@ -27,11 +30,13 @@
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/tasks/failback.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -82,7 +87,13 @@ public:
 
   [[nodiscard]] bool isOpen() const noexcept { return ctx_ != nullptr; }
   [[nodiscard]] bool isConnected() const noexcept { return ctx_ != nullptr && connected_; }
-  [[nodiscard]] std::chrono::nanoseconds lastRead() const noexcept { return lastRead_; }
+  [[nodiscard]] std::chrono::nanoseconds lastRead() const noexcept {
+    return std::chrono::nanoseconds(lastRead_.load(std::memory_order_acquire));
+  }
+  [[nodiscard]] std::chrono::nanoseconds lastWrite() const noexcept {
+    return std::chrono::nanoseconds(lastWrite_.load(std::memory_order_acquire));
+  }
+  [[nodiscard]] bool hasUnreadInput() const noexcept;
   [[nodiscard]] const std::string& lastError() const noexcept { return lastError_; }
 
   // EventLoop::stop() with the link still open: free the context (its poll handle closes).
@@ -108,6 +119,9 @@ private:
   void failAll(const std::string& reason);
   template <typename Fn>
   void postHook(Fn fn);
+  void stampRead() noexcept;
+  void stampWrite() noexcept;
+  void setFd(int fd) noexcept;
 
   EventLoop& loop_;
   core::HashedWheelTimer& timer_;
@@ -118,7 +132,12 @@ private:
   redisAsyncContext* ctx_ = nullptr;
   bool connected_ = false;
   std::uint64_t incarnation_ = 0;  // one per connect(): a posted hook of an older one is dropped
-  std::chrono::nanoseconds lastRead_{0};
+  std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
+  std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
+  // The socket while the context is ours, for hasUnreadInput() on the wheel thread; cleared
+  // under the lock before hiredis closes it, so a reused descriptor number is never asked.
+  mutable std::mutex fdMutex_;
+  int fd_ = -1;
   std::string lastError_;
   std::uint64_t nextId_ = 1;
   std::map<std::uint64_t, Pending> pending_;

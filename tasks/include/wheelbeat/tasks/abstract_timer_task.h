@@ -1,86 +1,25 @@
-// AbstractTimerTask: a task that re-arms itself on the shared wheel (Dubbo's AbstractTimerTask),
-// the base of HeartbeatTimerTask, ReconnectTimerTask and CloseTimerTask.
-//
-// One run (on the wheel thread)
-//   1. The chain ends, without re-arming, if the task was cancelled, its channel is gone (the
-//      weak_ptr expired) or the channel isClosed(); the listener's onTaskEnded() is told why
-//      (except for cancel(), whose caller knows).
-//   2. Otherwise runOnce(channel, timer.now()) runs and returns the delay until the next run
-//      (<= 0: the next tick). A body that throws is caught here: counted in
-//      TaskMetrics::taskErrors, passed to TaskListener::onTaskError(), and the chain re-arms with
-//      the last delay (the previous run's, or start()'s first delay).
-//   3. Unless the body called finish() or cancel(), the task re-arms with that delay. If the
-//      timer is stopped meanwhile, the chain ends quietly ("timer stopped"); if the timer refuses
-//      the timeout (RejectedTimeoutError: maxPendingTimeouts), the refusal is counted and
-//      reported as a task error and the chain ends ("re-arm rejected").
-//   Runs of one task never overlap: each run arms the next one.
-//
-// Lifetime
-//   A task is held by std::shared_ptr (std::make_shared; start() throws std::logic_error
-//   otherwise). The wheel holds only a std::weak_ptr to it: when the owner drops the last
-//   shared_ptr, the task is destroyed and its pending timeout, once due, finds nothing and does
-//   not run or re-arm (the timeout stays pending until then). The timer must outlive every call
-//   to start() and cancel(), and every task run.
-//
-// cancel() stops the chain at once: it cancels the pending wheel timeout too, so
-// timer.pendingTimeouts() drops when cancel() returns (Dubbo only set a flag, and the timeouts
-// of destroyed providers' channels piled up). If a run is in progress on the wheel thread at that
-// moment, that run cancels the timeout it arms before it returns.
+// AbstractTimerTask: a task that re-arms itself on the shared wheel and watches one Channel
+// (Dubbo's AbstractTimerTask), the base of HeartbeatTimerTask, ReconnectTimerTask and
+// CloseTimerTask. The chain itself (re-arming, a throwing body, cancel(), wake(), lifetime) is
+// TimerChain's: see timer_chain.h. What this class adds:
+//   - The task holds its channel by std::weak_ptr. Each run first locks it: the chain ends,
+//     without running the body, if the channel is gone ("channel gone") or isClosed() ("channel
+//     closed"); the listener's onTaskEnded() is told why. The channel stays alive for the run.
+//   - Otherwise the body runOnce(channel, timer.now()) runs, and returns the delay until the next
+//     run (<= 0: the next tick).
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
-#include <wheelbeat/core/timeout.h>
 #include <wheelbeat/tasks/channel.h>
 #include <wheelbeat/tasks/task_listener.h>
+#include <wheelbeat/tasks/timer_chain.h>
 
-#include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
 
 namespace wheelbeat::tasks {
 
-class AbstractTimerTask : public std::enable_shared_from_this<AbstractTimerTask> {
-public:
-  virtual ~AbstractTimerTask() = default;
-
-  AbstractTimerTask(const AbstractTimerTask&) = delete;
-  AbstractTimerTask& operator=(const AbstractTimerTask&) = delete;
-
-  // Arms the first run `firstDelay` from now (<= 0: the next tick). Throws
-  // core::TimerStoppedError if the timer is stopped, core::RejectedTimeoutError if it has
-  // maxPendingTimeouts pending, std::logic_error if the task is not owned by a std::shared_ptr
-  // or was started before. A task cancelled before start() is not armed.
-  // Thread: any.
-  void start(std::chrono::nanoseconds firstDelay);
-
-  // Stops the chain and cancels the pending timeout (see the file comment). Returns true only
-  // for the first call. Thread: any, including from inside this task's body or another task.
-  bool cancel() noexcept;
-
-  // Asks for the next run at the next tick instead of after the pending delay: an event the task
-  // reacts to has happened (e.g. the owner saw its channel's socket close). A pending run is
-  // moved forward; a run in progress re-arms for the next tick instead of its own delay. No
-  // effect before start() or once the chain ended. Thread: any, including from inside a run.
-  void wake() noexcept;
-  // cancel() was called. Thread: any.
-  [[nodiscard]] bool isCancelled() const noexcept {
-    return cancelled_.load(std::memory_order_acquire);
-  }
-  // The chain has ended: cancelled, or ended by a run (channel gone or closed, finish(), timer
-  // stopped). Thread: any.
-  [[nodiscard]] bool isEnded() const noexcept {
-    return isCancelled() || ended_.load(std::memory_order_acquire);
-  }
-  // Bodies run so far (a throwing body counts). Thread: any.
-  [[nodiscard]] std::uint64_t runs() const noexcept {
-    return runs_.load(std::memory_order_relaxed);
-  }
-
+class AbstractTimerTask : public TimerChain {
 protected:
   // `listener` and `metrics` may be null; both may be shared with other tasks.
   AbstractTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
@@ -88,60 +27,17 @@ protected:
                     std::shared_ptr<TaskMetrics> metrics = nullptr);
 
   // The body: one check of `channel` at `now` (timer.now()), returning the delay until the next
-  // run. Thread: the wheel thread.
+  // run. It may call finish(why) to end the chain. Thread: the wheel thread.
   virtual std::chrono::nanoseconds runOnce(Channel& channel, std::chrono::nanoseconds now) = 0;
 
-  // From the body: end the chain after this run (no re-arm); the listener's onTaskEnded(why) is
-  // called once the body returns. Thread: the wheel thread.
-  void finish(std::string_view why);
-
-  // Adds one to a counter of the shared metrics, if any.
-  void count(std::atomic<std::uint64_t> TaskMetrics::*counter) noexcept {
-    if (metrics_) (metrics_.get()->*counter).fetch_add(1, std::memory_order_relaxed);
-  }
   // Before acting on idleness: true (and TaskMetrics::idleDeferred counted) if the channel has
   // unread input, i.e. it is not idle, only not read yet. Thread: the wheel thread.
   bool deferredForInput(const Channel& channel) noexcept;
-  // Calls fn(listener) if there is a listener, dropping whatever it throws.
-  template <typename Fn>
-  void notify(Fn&& fn) noexcept {
-    if (!listener_) return;
-    try {
-      fn(*listener_);
-    } catch (...) {  // NOLINT(bugprone-empty-catch): a listener must not break the chain
-    }
-  }
-
-  [[nodiscard]] core::HashedWheelTimer& timer() const noexcept { return timer_; }
 
 private:
-  void run();
-  void runBody(Channel& channel);
-  void arm(std::chrono::nanoseconds delay);
-  core::Timeout schedule(std::chrono::nanoseconds delay);
-  void endAfterArmFailure(const std::exception_ptr& error) noexcept;
-  void end(std::string_view why);
+  void fire() final;
 
-  core::HashedWheelTimer& timer_;
   const std::weak_ptr<Channel> channel_;
-  const std::shared_ptr<TaskListener> listener_;
-  const std::shared_ptr<TaskMetrics> metrics_;
-
-  std::atomic<bool> cancelled_{false};
-  std::atomic<bool> ended_{false};
-  std::atomic<bool> started_{false};
-  std::atomic<std::uint64_t> runs_{0};
-
-  // Wheel thread only (runs never overlap).
-  std::chrono::nanoseconds lastDelay_{0};
-  bool finishing_ = false;
-  std::string finishWhy_;
-
-  // The handle of the pending run: written by each run (and start()), read by cancel() and
-  // wake(). Taken once per run, never contended except by a cancel() or a wake().
-  std::mutex timeoutMutex_;
-  core::Timeout timeout_;
-  bool wakeRequested_ = false;  // guarded by timeoutMutex_: the next arm() uses delay 0
 };
 
 }  // namespace wheelbeat::tasks

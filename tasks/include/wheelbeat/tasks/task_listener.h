@@ -18,8 +18,9 @@ namespace wheelbeat::tasks {
 
 class Channel;
 
-// Every method is a no-op: override the ones you need. Called on the wheel thread, from inside
-// the task that made the decision, right after the channel action it reports; keep them short.
+// Every method is a no-op: override the ones you need (a PeriodicTask only calls onTaskError and
+// onTaskEnded). Called on the wheel thread, from inside the task that made the decision, right
+// after the channel action it reports; keep them short.
 // An exception thrown by a listener method is caught and dropped (the task goes on, and the
 // exception is not counted as a task error). A listener shared by several tasks is called by
 // one thread at a time only if the timer has no executor (TimerHooks::executor).
@@ -43,8 +44,9 @@ public:
   // A task body (or a channel action it called) threw; the task re-arms as usual.
   virtual void onTaskError(std::exception_ptr error);
   // A task ended for a reason a run found: "channel gone", "channel closed", "gave up:
-  // max-attempts" (any giveUpName()), "closed idle channel", "timer stopped", "re-arm rejected".
-  // Not called for cancel(): its caller knows.
+  // max-attempts" (any giveUpName()), "closed idle channel", "timer stopped", "re-arm rejected";
+  // a PeriodicTask: "owner gone", or the reason its body passed to finish(). Not called for
+  // cancel(): its caller knows.
   virtual void onTaskEnded(std::string_view why);
 };
 

@@ -1,9 +1,10 @@
 // wheelbeat::tasks — the layer above the shared wheel (wheelbeat::core): the retry policy
 // (RetryOptions, RetryState: backoff, jitter, attempts, deadline, per-error rules), the shared
-// RetryBudget, the self-re-arming timer tasks over the Channel interface (AbstractTimerTask,
-// HeartbeatTimerTask, ReconnectTimerTask, CloseTimerTask; HeartbeatOptions) observed through
-// TaskListener and TaskMetrics, and failback (FailbackRegistry over a RegistryBackend,
-// FailbackInvoker; FailbackOptions) observed through FailbackListener and FailbackMetrics.
+// RetryBudget, the self-re-arming timer tasks (TimerChain) over the Channel interface
+// (AbstractTimerTask, HeartbeatTimerTask, ReconnectTimerTask, CloseTimerTask; HeartbeatOptions)
+// or any owner (PeriodicTask), observed through TaskListener and TaskMetrics, and failback
+// (FailbackRegistry over a RegistryBackend, FailbackInvoker; FailbackOptions) observed through
+// FailbackListener and FailbackMetrics.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -11,8 +12,10 @@
 #include <wheelbeat/tasks/channel.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
+#include <wheelbeat/tasks/periodic_task.h>
 #include <wheelbeat/tasks/retry_budget.h>
 #include <wheelbeat/tasks/retry_policy.h>
 #include <wheelbeat/tasks/task_listener.h>
+#include <wheelbeat/tasks/timer_chain.h>
 
 namespace wheelbeat::tasks {}

@@ -17,16 +17,17 @@
 //   well under session / 2.
 //
 // Liveness of registrations (session = RegistryOptions::session, >= 1 s)
-//   Every session / 2 a task on the shared wheel re-HSETs every url this client wants registered
-//   (EngineEvents::registered()) with a fresh expiry; a url the HSET creates (the server lost
-//   it) is PUBLISHed too. A renewal that fails is simply retried next period.
-//   Every session / 2 each subscribing client sweeps each subscribed service: one atomic Lua
-//   script HDELs the fields whose expiry has passed and PUBLISHes K "unregister" if it removed
-//   any; then the client re-reads K.
-//   Bound: a provider whose client dies without unregistering (at time D) stays listed at least
-//   until D + session / 2 (its last renewal was less than session / 2 + one wheel tick before D)
-//   and is gone for every subscriber by D + 1.5 × session + one wheel tick + two round trips
-//   (expiry <= D + session, then at most one sweep period): removalBound() = 1.5 × session.
+//   Every session / 2 a PeriodicTask on the shared wheel re-HSETs every url this client wants
+//   registered (EngineEvents::registered()) with a fresh expiry; a url the HSET creates (the
+//   server lost it) is PUBLISHed too. A renewal that fails is simply retried next period; none is
+//   made while disconnected (recover() re-registers after the reconnect).
+//   Every session / 2 (a second PeriodicTask) each subscribing client sweeps each subscribed
+//   service: one atomic Lua script HDELs the fields whose expiry has passed and PUBLISHes K
+//   "unregister" if it removed any; then the client re-reads K. Bound: a provider whose client dies
+//   without unregistering (at time D) stays listed at least until D + session / 2 (its last renewal
+//   was less than session / 2 + one wheel tick before D) and is gone for every subscriber by D
+//   + 1.5 × session + one wheel tick + two round trips (expiry <= D + session, then at most one
+//   sweep period): removalBound() = 1.5 × session.
 //
 // Notifications
 //   On each message of K, and once after each (re)subscribe, the client HGETALLs K, drops the
@@ -36,13 +37,24 @@
 //
 // Connection (two connections: commands, and one in subscribe mode)
 //   Connected = both TCP connects done, PING answered and this client's heartbeat channel
-//   subscribed, within ClientOptions::connectTimeout (else torn down, error "timeout").
-//   Heartbeat: every client.heartbeat.heartbeat the client PUBLISHes on its own heartbeat channel
+//   subscribed, within ClientOptions::connectTimeout (else torn down as a failed attempt).
+//   The pair is kept by the same tasks as a TcpClient's connection (tasks/heartbeat_tasks.h), on
+//   the shared wheel with client.heartbeat's options, the two links seen as one channel: its last
+//   read is the older of the two links' last reads (alive = both answer), its last write the
+//   command link's, connected = the handshake above done, connecting = an attempt in flight.
+//   Heartbeat (HeartbeatTimerTask, checked every heartbeat / 3): once the pair is read- or
+//   write-idle for client.heartbeat.heartbeat, the client PUBLISHes on its own heartbeat channel
 //   "/G/-heartbeat/<random>" — the reply proves the command link alive, the message the
-//   subscriber link. Checked every heartbeat / 3: a link silent for idleTimeout (default 3 ×
-//   heartbeat) is torn down (half-open detection). A lost link tears both down: pending calls fail
-//   "disconnected"; reconnect after client.heartbeat.reconnectBackoff's delays (error names
-//   "disconnected" / "read-idle"); every successful connect is reported
+//   subscriber link.
+//   Half-open (ReconnectTimerTask, checked every idleTimeout / 3): a link silent for idleTimeout
+//   (default 3 × heartbeat) while no input waits unread on either socket gets both torn down and
+//   connected again at once (retry error name "read-idle"); found within idleTimeout +
+//   idleTimeout / 3 + one wheel tick of the last answer.
+//   A lost link, or a failed attempt (refused, handshake error, connect timeout), tears both down:
+//   pending calls fail "disconnected"; the next attempt waits client.heartbeat.reconnectBackoff's
+//   next delay counted from the loss (error name "disconnected"), the first one after an outage
+//   its initial delay; an attempt in flight is never doubled nor counted as failed. A policy that
+//   gives up leaves the engine down (logged as an error). Every successful connect is reported
 //   (EngineEvents::connected()), and after each reconnect (not the first connect) the Registry
 //   recover()s: every registration and subscription is re-sent (a restarted server may be empty).
 //   Each call is bounded by RegistrySetup::requestTimeout ("timeout"). Error replies (e.g.
