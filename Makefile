@@ -1,7 +1,8 @@
 # wheelbeat: the developer's and CI's entry point. On a fresh Debian 12 machine:
 #
 #   make demo    install missing packages, build, run the cluster demo (samples/demo/);
-#                REGISTRY=redis runs it against a local redis-server instead of the embedded registry
+#                REGISTRY=redis runs it against a local redis-server instead of the embedded registry,
+#                REGISTRY=zookeeper against a standalone ZooKeeper (started and removed by the demo)
 #   make test    build and run every test in three configurations, then fuzz the codec (below)
 #   make fuzz    only the fuzz stage: the frame decoder under libFuzzer for FUZZ_SECONDS, stats
 #

@@ -209,7 +209,7 @@ int Cluster::stopAll(std::chrono::milliseconds grace) {
       ::kill(n.pid, SIGKILL);  // did not stop in time: counted as a failure
       reap(n, true);
       ++failed;
-    } else if (n.life == Life::Exited && n.exitStatus != 0) {
+    } else if (n.life == Life::Exited && n.exitStatus != n.cleanExit) {
       ++failed;
     }
   }
@@ -237,6 +237,29 @@ std::uint16_t freeLoopbackPort() {
   ::close(s);
   if (port == 0) throw std::runtime_error("no free loopback port");
   return port;
+}
+
+bool zookeeperServing(std::uint16_t port) {
+  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  std::string answer;
+  if (::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(s, "srvr", 4, MSG_NOSIGNAL) == 4) {
+    const auto end = SteadyClock::now() + std::chrono::seconds(1);
+    char buf[1024];
+    while (SteadyClock::now() < end) {  // the server answers, then closes the connection
+      pollfd p{s, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = ::recv(s, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      answer.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(s);
+  return answer.find("Mode: ") != std::string::npos;
 }
 
 }  // namespace demo

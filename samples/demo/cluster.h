@@ -52,6 +52,9 @@ struct Node {
   NodeStatus status;
   Life life = Life::Exited;
   int exitStatus = -1;  // after reaping: the exit code, or 128 + signal
+  // The status of a clean stop on SIGTERM: 0, or 143 (128 + SIGTERM) for a JVM, which exits so
+  // once its shutdown hooks ran.
+  int cleanExit = 0;
 };
 
 class Cluster {
@@ -93,5 +96,9 @@ private:
 
 // A TCP port on 127.0.0.1 that was free a moment ago.
 [[nodiscard]] std::uint16_t freeLoopbackPort();
+
+// A ZooKeeper on 127.0.0.1:port answers "srvr" with its mode: it takes sessions now (asks once,
+// waits at most 1 s for the answer).
+[[nodiscard]] bool zookeeperServing(std::uint16_t port);
 
 }  // namespace demo

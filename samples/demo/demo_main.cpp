@@ -1,6 +1,8 @@
-// wheelbeat_demo [--plain] [--registry embedded|redis] [--node PATH] [--config FILE]
+// wheelbeat_demo [--plain] [--registry embedded|redis|zookeeper] [--node PATH] [--config FILE]
 //
-// The cluster demo (`make demo`, `make demo REGISTRY=redis`): a registry, 3 providers and 2
+// The cluster demo (`make demo`, `make demo REGISTRY=redis`, `make demo REGISTRY=zookeeper`):
+// a registry (a wheelbeat registry node, a redis-server or a standalone ZooKeeper in a temporary
+// directory removed on every exit), 3 providers and 2
 // consumers as separate processes of wheelbeat_demo_node, a live table of their status, and a
 // scripted fault scenario (see scenario.h). Ends with a summary of every expected recovery and
 // exits 1 if one was not seen (or a node did not stop cleanly), 130 on Ctrl-C. Every child is
@@ -18,6 +20,9 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 
 namespace {
 
@@ -25,7 +30,11 @@ namespace {
 demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
   demo::DemoOptions o;
   o.plain = cli.has("--plain") || ::isatty(STDOUT_FILENO) == 0;
-  o.redis = cli.get("--registry").value_or("embedded") == "redis";
+  o.registry = cli.get("--registry").value_or("embedded");
+  if (o.registry != "embedded" && o.registry != "redis" && o.registry != "zookeeper") {
+    throw std::invalid_argument(
+        fmt::format("--registry {} (expected: embedded, redis or zookeeper)", o.registry));
+  }
   o.configPath = cli.get("--config").value_or(WHEELBEAT_DEMO_CONFIG);
   const auto self = std::filesystem::absolute(argv0).parent_path();
   o.nodeBinary = cli.get("--node").value_or((self / "wheelbeat_demo_node").string());
@@ -59,10 +68,27 @@ int summarize(const demo::Scenario& scenario, int uncleanExits) {
 
 int run(int argc, char** argv) {
   const samples::Cli cli(argc, argv, {"--registry", "--node", "--config"}, {"--plain"});
-  const demo::DemoOptions options = configure(cli, argv[0]);
+  demo::DemoOptions options = configure(cli, argv[0]);
   samples::ShutdownSignal shutdown;
   std::string logDir = "/tmp/wheelbeat-demo-XXXXXX";
   if (::mkdtemp(logDir.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  // ZooKeeper's config and data: removed after the cluster (declared first: destroyed last, once
+  // every child, the JVM included, is reaped), however run() ends.
+  struct TempDir {
+    std::string path;
+    ~TempDir() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove_all(path, ec);
+    }
+  } zkDir;
+  if (options.registry == "zookeeper") {
+    zkDir.path = "/tmp/wheelbeat-demo-zk-XXXXXX";
+    if (::mkdtemp(zkDir.path.data()) == nullptr) {
+      zkDir.path.clear();
+      throw std::runtime_error("mkdtemp failed");
+    }
+    options.zkDir = zkDir.path;
+  }
   demo::Cluster cluster(logDir);
   demo::Scenario scenario(cluster, options, shutdown);
   try {
@@ -79,7 +105,7 @@ int run(int argc, char** argv) {
   scenario.show(true);
   const int unclean = cluster.stopAll();
   for (const demo::Node& n : cluster.nodes()) {
-    if (n.life == demo::Life::Exited && n.exitStatus != 0) {
+    if (n.life == demo::Life::Exited && n.exitStatus != n.cleanExit) {
       fmt::print("  {} exited with {} (see {}/{}.log)\n", n.name, n.exitStatus, logDir, n.name);
     }
   }

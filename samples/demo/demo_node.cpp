@@ -1,5 +1,5 @@
 // wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE
-//                     --registry-port PORT [--registry-kind embedded|redis]
+//                     --registry-port PORT [--registry-kind embedded|redis|zookeeper]
 //
 // One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
 // intervals come from the cluster's JSON file; the driver chooses the registry's port.
@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 
 namespace config = wheelbeat::config;
 namespace net = wheelbeat::net;
@@ -22,8 +23,17 @@ config::Config configure(const samples::Cli& cli) {
     cfg.registry.address.port = static_cast<std::uint16_t>(*port);
   }
   if (const auto kind = cli.get("--registry-kind")) {
-    cfg.registry.kind = *kind == "redis" ? wheelbeat::registry::RegistryKind::Redis
-                                         : wheelbeat::registry::RegistryKind::Embedded;
+    using wheelbeat::registry::RegistryKind;
+    if (*kind == "embedded") {
+      cfg.registry.kind = RegistryKind::Embedded;
+    } else if (*kind == "redis") {
+      cfg.registry.kind = RegistryKind::Redis;
+    } else if (*kind == "zookeeper") {
+      cfg.registry.kind = RegistryKind::ZooKeeper;
+    } else {
+      throw std::invalid_argument(
+          fmt::format("--registry-kind {} (expected: embedded, redis or zookeeper)", *kind));
+    }
   }
   wheelbeat::core::setLogLevel(cfg.logLevel);
   return cfg;

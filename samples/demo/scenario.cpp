@@ -35,8 +35,8 @@ void Scenario::event(const std::string& text) {
 
 void Scenario::show(bool final) {
   std::string screen = options_.plain || final ? "" : "\x1b[H\x1b[J";
-  screen += fmt::format("wheelbeat cluster demo ({} registry), t+{:.1f}s\n\n",
-                        options_.redis ? "redis" : "embedded", sinceStart());
+  screen += fmt::format("wheelbeat cluster demo ({} registry), t+{:.1f}s\n\n", options_.registry,
+                        sinceStart());
   screen += renderTable(cluster_.nodes());
   if (!options_.plain) {
     screen += "\n";
@@ -121,7 +121,7 @@ std::string Scenario::port(const std::string& provider) {
 
 bool Scenario::registryLists(const std::string& providerPort, bool present,
                              SteadyClock::time_point since) {
-  if (options_.redis) return true;  // redis-server reports nothing: the consumers' views decide
+  if (options_.sessionBased()) return true;  // no status lines: the consumers' views decide
   const Node& r = cluster_.node(registryName_);
   const auto known = r.status.list("known");
   const bool listed = std::find(known.begin(), known.end(), providerPort) != known.end();

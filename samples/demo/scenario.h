@@ -22,7 +22,13 @@ struct DemoOptions {
   bool plain = false;      // no live table: events and snapshots, line by line
   std::string nodeBinary;  // wheelbeat_demo_node
   std::string configPath;  // the cluster's JSON
-  bool redis = false;      // a local redis-server instead of the embedded registry node
+  // "embedded" (a registry node), "redis" (a local redis-server) or "zookeeper" (a local
+  // standalone ZooKeeper, in zkDir: zoo.cfg and its data, made and removed by the driver).
+  std::string registry = "embedded";
+  std::string zkDir;
+  // Redis and ZooKeeper drop a silent provider when its session runs out (not when a
+  // connection ends), and report nothing to the driver: the consumers' views decide.
+  [[nodiscard]] bool sessionBased() const { return registry != "embedded"; }
   std::chrono::nanoseconds heartbeat{0};      // from the JSON: the detection bounds follow
   std::chrono::nanoseconds idleTimeout{0};    // client: half-open after this read idle
   std::chrono::nanoseconds closeTimeout{0};   // servers (registry): idle close
@@ -66,6 +72,8 @@ private:
   void freezeProvider();
   void thawProvider(const std::string& providerPort);
   void restartRegistry();
+  void startZookeeper();
+  void awaitZookeeper();
   // Pumps status lines until every check held once or `bound` passed; records each check.
   void await(const std::string& step, std::vector<Check> checks, std::chrono::nanoseconds bound);
   void pumpFor(std::chrono::milliseconds d);
@@ -78,7 +86,8 @@ private:
   [[nodiscard]] bool everyConsumer(const std::function<bool(const Node&)>& pred);
   [[nodiscard]] std::string port(const std::string& provider);
   // How long until the registry forgets a provider that went silent: the embedded registry's
-  // close-idle task, or (Redis) the expiry of its registration, at most 1.5 x session.
+  // close-idle task, or (Redis, ZooKeeper) the expiry of its registration / session, at most
+  // 1.5 x session.
   [[nodiscard]] std::chrono::nanoseconds dropBound() const;
   [[nodiscard]] bool registryLists(const std::string& providerPort, bool present,
                                    SteadyClock::time_point since);

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <stdexcept>
+#include <system_error>
 
 namespace demo {
 
@@ -41,7 +45,7 @@ std::uint64_t okElsewhere(const NodeStatus& s, const std::string& port) {
 }  // namespace
 
 std::chrono::nanoseconds Scenario::dropBound() const {
-  if (options_.redis) return options_.session + options_.session / 2 + options_.heartbeat;
+  if (options_.sessionBased()) return options_.session + options_.session / 2 + options_.heartbeat;
   return options_.closeTimeout + options_.closeTimeout / 3 + options_.heartbeat;
 }
 
@@ -56,13 +60,55 @@ std::vector<std::string> Scenario::argvFor(const std::string& role, const std::s
           "--registry-port",
           std::to_string(registryPort_),
           "--registry-kind",
-          options_.redis ? "redis" : "embedded"};
+          options_.registry};
+}
+
+// A standalone ZooKeeper from Debian's package (java + /usr/share/java/zookeeper.jar), its
+// config and data in options_.zkDir; tick 200 ms and sessions of 2 .. 10 s, so the cluster's
+// session (6 s) is granted as asked.
+void Scenario::startZookeeper() {
+  namespace fs = std::filesystem;
+  const fs::path dir = options_.zkDir;
+  fs::create_directories(dir / "data");
+  {
+    std::ofstream cfg(dir / "zoo.cfg", std::ios::trunc);
+    cfg << "tickTime=200\nminSessionTimeout=2000\nmaxSessionTimeout=10000\n"
+        << "dataDir=" << (dir / "data").string() << "\nclientPort=" << registryPort_
+        << "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
+        << "4lw.commands.whitelist=srvr\n";
+  }
+  const std::string slf4j = "/usr/share/java/slf4j-simple.jar";
+  const std::string classpath =
+      "/usr/share/java/zookeeper.jar" + (fs::exists(slf4j) ? ":" + slf4j : std::string());
+  Node& zk = cluster_.start(
+      "zookeeper", "zookeeper",
+      {"java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+       "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classpath,
+       "org.apache.zookeeper.server.ZooKeeperServerMain", (dir / "zoo.cfg").string()},
+      false);
+  zk.cleanExit = 143;  // the JVM's exit on SIGTERM
+  awaitZookeeper();
+}
+
+// The JVM takes a second or two: the others dial it only once it takes sessions.
+void Scenario::awaitZookeeper() {
+  const auto end = SteadyClock::now() + std::chrono::seconds(30);
+  while (!zookeeperServing(registryPort_)) {
+    if (SteadyClock::now() >= end) {
+      throw std::runtime_error(
+          fmt::format("ZooKeeper did not serve on port {} within 30 s (see {}/zookeeper.log)",
+                      registryPort_, cluster_.logDir()));
+    }
+    pumpFor(std::chrono::milliseconds(100));
+  }
 }
 
 void Scenario::startCluster() {
   registryPort_ = freeLoopbackPort();
-  registryName_ = options_.redis ? "redis" : "registry";
-  if (options_.redis) {
+  registryName_ = options_.sessionBased() ? options_.registry : "registry";
+  if (options_.registry == "zookeeper") {
+    startZookeeper();
+  } else if (options_.registry == "redis") {
     cluster_.start("redis", "redis",
                    {"redis-server", "--port", std::to_string(registryPort_), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no"},
@@ -121,14 +167,15 @@ void Scenario::killProvider() {
                                       });
                              }}};
   // The embedded registry sees the connection end at once; Redis lets the registration expire.
-  checks.push_back({options_.redis ? "registration of provider-1 expired, consumers were told"
-                                   : "registry dropped provider-1, consumers were told",
+  checks.push_back({options_.sessionBased()
+                        ? "registration of provider-1 expired, consumers were told"
+                        : "registry dropped provider-1, consumers were told",
                     [=, this] {
                       return registryLists(p1, false, t) && consumersFresh(t) &&
                              everyConsumer([&](const Node& n) { return !lists(n.status, p1); });
                     }});
   await("kill provider-1", std::move(checks),
-        (options_.redis ? dropBound() : options_.idleTimeout) + kMargin);
+        (options_.sessionBased() ? dropBound() : options_.idleTimeout) + kMargin);
 }
 
 void Scenario::freezeProvider() {
@@ -150,8 +197,8 @@ void Scenario::freezeProvider() {
          return consumersFresh(t) &&
                 everyConsumer([&](const Node& n) { return !usable(n.status, p2); });
        }},
-      {options_.redis ? "registration of provider-2 expired, consumers were told"
-                      : "registry dropped provider-2 (close-idle), consumers were told",
+      {options_.sessionBased() ? "registration of provider-2 expired, consumers were told"
+                               : "registry dropped provider-2 (close-idle), consumers were told",
        [=, this] {
          return registryLists(p2, false, t) && consumersFresh(t) &&
                 everyConsumer([&](const Node& n) { return !lists(n.status, p2); });
@@ -182,7 +229,7 @@ void Scenario::thawProvider(const std::string& p2) {
                              }}};
   // Redis: the thawed provider's renewal (every session / 2) restores its registration.
   const auto rejoin = options_.reconnectMax + options_.registryRetry + options_.closeTimeout +
-                      (options_.redis ? options_.session : std::chrono::nanoseconds(0));
+                      (options_.sessionBased() ? options_.session : std::chrono::nanoseconds(0));
   await("thaw provider-2", std::move(checks), rejoin + kMargin);
 }
 
@@ -197,11 +244,15 @@ void Scenario::restartRegistry() {
   pumpFor(std::chrono::seconds(2));  // down for a while: retries pile up (column "pending")
   std::map<std::string, std::uint64_t> notifiesBefore;
   for (const Node& n : cluster_.nodes()) notifiesBefore[n.name] = n.status.number("notifies");
+  if (options_.registry == "zookeeper") {  // empty, as the others restart: sessions and nodes gone
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(options_.zkDir) / "data", ec);
+  }
   cluster_.restart(registryName_);
   const auto t = SteadyClock::now();
   event(fmt::format("{} restarted on the same port {}", registryName_, registryPort_));
   std::vector<Check> checks;
-  if (!options_.redis) {
+  if (!options_.sessionBased()) {
     checks.push_back({"providers re-registered by failback", [=, this] {
                         return registryLists(p2, true, t) && registryLists(p3, true, t);
                       }});
@@ -215,7 +266,10 @@ void Scenario::restartRegistry() {
                                       usable(n.status, p2) && usable(n.status, p3);
                              });
                     }});
-  const auto back = options_.reconnectMax + options_.registryRetry + options_.heartbeat;
+  // ZooKeeper: a client finds its session gone only once it has tried for a session timeout.
+  const auto back =
+      options_.reconnectMax + options_.registryRetry + options_.heartbeat +
+      (options_.registry == "zookeeper" ? options_.session : std::chrono::nanoseconds(0));
   await("restart registry", std::move(checks), back + kMargin);
 }
 

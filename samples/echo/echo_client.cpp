@@ -1,6 +1,21 @@
 // echo_client: a wheelbeat client on the command line.
 //
 //   build/bin/echo_client --host 127.0.0.1 --port 20880 [--config samples/configs/client.json]
+//   build/bin/echo_client --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
+//                         [--application NAME] [--version 1.0.0] [--group G]
+//
+// With --registry (echo_registry.h) the providers come from the registry: a registry::Directory
+// keeps one connection per listed provider that matches this consumer as Dubbo matches them
+// (dubbo::isMatch: interface, version equal or "*", group equal, "*" or one of "a,b"), and each
+// request goes to the next connected provider (round robin). Every change is one line:
+//   providers: N: URL, URL            the list the directory follows now
+//   connected: URL                    a provider's link is up
+//   closed: URL (WHY)                 a provider's link is closed for good (it left the list)
+//   empty list held: N kept           the registry said "none" while it was unreliable
+// On ZooKeeper the client also registers its consumer url (/dubbo/INTERFACE/consumers), as
+// Dubbo consumers do; the embedded and Redis registries keep providers only. On exit it prints,
+// for each provider it closed, how many connect attempts were made to it after the close (0: a
+// provider that left is never dialled again).
 //
 // The library keeps the connection alive: heartbeats when the link is idle, a reconnect with
 // backoff and jitter when it drops or goes half-open (read idle beyond the idle timeout). The
@@ -9,19 +24,31 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/shutdown_signal.h"
+#include "dubbo_url.h"
+#include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/tcp_client.h>
+#include <wheelbeat/registry/directory.h>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
 
 using namespace std::chrono_literals;
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
+namespace dubbo = wheelbeat::registry::dubbo;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -75,10 +102,148 @@ void sendOne(net::TcpClient& client, std::uint64_t n) {
   }
 }
 
+// Each provider client this process used, and the attempts it had made when the directory
+// closed it: what the exit report compares with.
+class Followed {
+public:
+  void used(const std::string& url, std::shared_ptr<net::TcpClient> client) {
+    std::lock_guard lock(mutex_);
+    clients_[url] = std::move(client);
+  }
+  void closed(const std::string& url) {
+    std::lock_guard lock(mutex_);
+    const auto it = clients_.find(url);
+    if (it != clients_.end()) attemptsAtClose_[url] = it->second->connectAttempts();
+  }
+  void report() {
+    std::lock_guard lock(mutex_);
+    for (const auto& [url, at] : attemptsAtClose_) {
+      const auto now = clients_.at(url)->connectAttempts();
+      fmt::print("after close: {} connect attempt(s) to {} since it was closed ({} in all)\n",
+                 now - at, url, now);
+    }
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<net::TcpClient>> clients_;
+  std::map<std::string, std::uint64_t> attemptsAtClose_;
+};
+
+std::string joined(const std::vector<std::string>& urls) {
+  std::string out;
+  for (const auto& u : urls) out += (out.empty() ? "" : ", ") + u;
+  return out;
+}
+
+// This process as a Dubbo consumer url (category=consumers, side=consumer, methods=echo).
+dubbo::DubboUrl consumerUrl(const samples::echo::RegistryFlags& f) {
+  dubbo::ConsumerOptions o;
+  o.host = "127.0.0.1";
+  o.interface = f.service;
+  o.application = f.application;
+  o.version = f.version;
+  o.group = f.group;
+  o.methods = {"echo"};
+  o.pid = ::getpid();
+  o.timestampMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return dubbo::consumerUrl(o);
+}
+
+// The url of the provider `client` talks to ("" if it left meanwhile).
+std::string urlOf(const registry::Directory& directory, const net::TcpClient& client) {
+  for (const auto& p : directory.providers()) {
+    if (p.endpoint == client.channel().remote()) return p.url;
+  }
+  return {};
+}
+
+// --registry: the providers from the registry, through a Directory (see the file comment).
+int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::RegistryFlags& f,
+                    samples::ShutdownSignal& shutdown) {
+  wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
+  net::EventLoop loop("echo-client", cfg.loop);
+  auto reg = registry::makeRegistry(loop, timer, f.url,
+                                    samples::echo::registrySetup(cfg, f, "echo_client"));
+  reg->start();
+  const dubbo::DubboUrl consumer = consumerUrl(f);
+  const bool registersConsumer = f.registry.kind == registry::RegistryKind::ZooKeeper;
+  if (registersConsumer) reg->registerUrl(consumer.toFullString());
+
+  registry::DirectoryOptions options;
+  options.client = cfg.client;
+  options.protectionWindow = cfg.registry.session;  // providers re-register within a session
+  options.accept = [consumer](std::string_view url) {
+    const auto p = dubbo::parseUrl(url);
+    return p.ok && p.url.param("category", "providers") == "providers" &&
+           dubbo::isMatch(consumer, p.url);
+  };
+  auto followed = std::make_shared<Followed>();
+  registry::DirectoryEvents events;
+  events.onList = [](const std::vector<std::string>& urls) {
+    fmt::print("providers: {}{}{}\n", urls.size(), urls.empty() ? "" : ": ", joined(urls));
+    std::fflush(stdout);
+  };
+  events.onConnected = [](const std::string& url, net::Channel&) {
+    fmt::print("connected: {}\n", url);
+    std::fflush(stdout);
+  };
+  events.onClosed = [followed](const std::string& url, const net::CloseReason& why) {
+    followed->closed(url);
+    fmt::print("closed: {} ({})\n", url, why);
+    std::fflush(stdout);
+  };
+  events.onEmptyHeld = [](std::size_t kept) {
+    fmt::print("empty list held: {} kept (the registry is not trusted yet)\n", kept);
+    std::fflush(stdout);
+  };
+  net::ChannelHandler links;
+  links.onClosed = [](net::Channel& ch, const net::CloseReason& why) {
+    fmt::print("link to {} closed: {}\n", samples::endpointText(ch.remote()), why);
+    std::fflush(stdout);
+  };
+  registry::Directory directory(loop, timer, *reg, f.service, options, links, events);
+  fmt::print("echo_client: following {} (version {}, group {}) on {}{}\n", f.service,
+             f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
+             registersConsumer ? fmt::format(" as {}", consumer.toFullString()) : "");
+  std::fflush(stdout);
+  directory.start();
+
+  for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
+    if (auto client = directory.pick()) {
+      followed->used(urlOf(directory, *client), client);
+      sendOne(*client, n);
+    } else {
+      fmt::print("request #{} not sent: no provider connected\n", n);
+      std::fflush(stdout);
+    }
+  }
+  fmt::print("echo_client: signal {}, stopping ({} provider(s) followed)\n", shutdown.signal(),
+             directory.providers().size());
+  directory.close();
+  followed->report();
+  reg->close();
+  const int loopResult = loop.stop();
+  timer.stop();
+  fmt::print("echo_client: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  return loopResult == 0 ? 0 : 1;
+}
+
 int run(int argc, char** argv) {
-  const samples::Cli cli(argc, argv, {"--host", "--port", "--config"});
+  std::set<std::string> valued = {"--host", "--port", "--config"};
+  valued.insert(samples::echo::kRegistryFlags.begin(), samples::echo::kRegistryFlags.end());
+  const samples::Cli cli(argc, argv, valued);
   const wheelbeat::config::Config cfg = configure(cli);
+  const auto flags = samples::echo::registryFlags(cli, "echo-client");
   samples::ShutdownSignal shutdown;  // any thread may take the signal: the handler only writes
+  if (flags) {
+    if (cli.has("--host") || cli.has("--port")) {
+      throw std::invalid_argument("--host / --port and --registry exclude each other");
+    }
+    return runWithRegistry(cfg, *flags, shutdown);
+  }
 
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-client", cfg.loop);

@@ -1,6 +1,17 @@
 // echo_server: a wheelbeat server on the command line.
 //
 //   build/bin/echo_server --port 20880 [--config samples/configs/server.json]
+//   build/bin/echo_server --port 0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
+//                         [--application NAME] [--version 1.0.0] [--group G]
+//
+// With --registry (echo_registry.h) it registers itself as a Dubbo provider once it listens:
+//   dubbo://HOST:PORT/INTERFACE?anyhost=true&application=..&category=providers&default.timeout=..
+//       &dubbo=2.0.2&heartbeat=..&interface=..&methods=echo&pid=..&side=provider&timestamp=..
+//       &version=..   (group only when given)
+// HOST is the listen host, 127.0.0.1 when it listens on every interface (a demo on one machine);
+// heartbeat is its own interval in ms (consumers' Directory adopts it). On SIGTERM it
+// unregisters (waiting at most 2 s for the registry's answer) before it stops serving, so
+// consumers drop it at once instead of after the registry's liveness timeout.
 //
 // The library answers heartbeats by itself and closes channels idle beyond the close timeout
 // (heartbeat.close_timeout, default the idle timeout = 3 x heartbeat.interval). The application
@@ -9,20 +20,34 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/shutdown_signal.h"
+#include "dubbo_url.h"
+#include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <set>
+#include <string>
 
 using namespace std::chrono_literals;
 namespace net = wheelbeat::net;
+namespace registry = wheelbeat::registry;
+namespace dubbo = wheelbeat::registry::dubbo;
 
 namespace {
+
+// The call timeout this provider advises its consumers (default.timeout): echo_client's.
+constexpr std::int64_t kAdvisedTimeoutMs = 2000;
 
 // Reads --config (server and heartbeat sections), then lets --port override the listen port.
 wheelbeat::config::Config configure(const samples::Cli& cli) {
@@ -55,9 +80,55 @@ net::ChannelHandler echoHandler() {
   return h;
 }
 
+// This process as a Dubbo provider url (see the file comment).
+std::string providerUrl(const wheelbeat::config::Config& cfg, const samples::echo::RegistryFlags& f,
+                        std::uint16_t port) {
+  const std::string& host = cfg.server.listen.host;
+  dubbo::ProviderOptions o;
+  o.host = host == "0.0.0.0" || host == "::" || host.empty() ? "127.0.0.1" : host;
+  o.port = port;
+  o.interface = f.service;
+  o.application = f.application;
+  o.version = f.version;
+  o.group = f.group;
+  o.methods = {"echo"};
+  o.pid = ::getpid();
+  o.timestampMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  o.timeoutMs = kAdvisedTimeoutMs;
+  o.heartbeatMs =
+      std::chrono::duration_cast<std::chrono::milliseconds>(cfg.server.heartbeat.heartbeat).count();
+  return dubbo::providerUrl(o).toFullString();
+}
+
+// Waits for one registry call's final answer (a failback retry is not one), at most `limit`.
+bool await(const std::function<void(wheelbeat::tasks::Completion)>& call,
+           std::chrono::milliseconds limit, std::string& error) {
+  auto answered = std::make_shared<std::promise<wheelbeat::tasks::CallResult>>();
+  auto result = answered->get_future();
+  call([answered](const wheelbeat::tasks::CallResult& r) {
+    if (r.retrying) return;  // failback keeps trying: not the end of it
+    try {
+      answered->set_value(r);
+    } catch (const std::future_error&) {  // NOLINT(bugprone-empty-catch): answered already
+    }
+  });
+  if (result.wait_for(limit) != std::future_status::ready) {
+    error = "no answer";
+    return false;
+  }
+  const auto r = result.get();
+  error = r.ok ? "" : fmt::format("{}: {}", r.error, r.message);
+  return r.ok;
+}
+
 int run(int argc, char** argv) {
-  const samples::Cli cli(argc, argv, {"--port", "--config"});
+  std::set<std::string> valued = {"--port", "--config"};
+  valued.insert(samples::echo::kRegistryFlags.begin(), samples::echo::kRegistryFlags.end());
+  const samples::Cli cli(argc, argv, valued);
   const wheelbeat::config::Config cfg = configure(cli);
+  const auto flags = samples::echo::registryFlags(cli, "echo-server");
   samples::ShutdownSignal
       shutdown;  // any thread may take the signal: the handler only writes a byte
 
@@ -72,10 +143,42 @@ int run(int argc, char** argv) {
              cfg.server.listen.host, port, samples::human(hb.closeTimeout));
   std::fflush(stdout);
 
+  std::unique_ptr<registry::Registry> reg;
+  std::string url;
+  if (flags) {
+    reg = registry::makeRegistry(loop, timer, flags->url,
+                                 samples::echo::registrySetup(cfg, *flags, "echo_server"));
+    reg->start();
+    url = providerUrl(cfg, *flags, port);
+    // Registered in the background: failback retries until the registry takes it.
+    reg->registerUrl(url, [url](const wheelbeat::tasks::CallResult& r) {
+      if (r.ok) {
+        fmt::print("echo_server: registered {}\n", url);
+      } else {
+        fmt::print("echo_server: register failed ({}: {}){}\n", r.error, r.message,
+                   r.retrying ? ", retrying" : "");
+      }
+      std::fflush(stdout);
+    });
+  }
+
   while (!shutdown.wait(1s)) std::fflush(stdout);
   fmt::print("echo_server: signal {}, stopping ({} accepted, {} open)\n", shutdown.signal(),
              server.accepted(), server.connections());
+  if (reg) {
+    // Unregistered before the server stops: consumers close their links to it at once.
+    std::string error;
+    if (await([&](wheelbeat::tasks::Completion done) { reg->unregisterUrl(url, std::move(done)); },
+              2000ms, error)) {
+      fmt::print("echo_server: unregistered {}\n", url);
+    } else {
+      fmt::print("echo_server: unregister failed ({}): the registry's liveness rule removes it\n",
+                 error);
+    }
+    std::fflush(stdout);
+  }
   server.stop();
+  if (reg) reg->close();
   const int loopResult = loop.stop();
   timer.stop();
   fmt::print("echo_server: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");

@@ -2,6 +2,12 @@
 // TcpClient per provider. Lists arrive on the loop thread, so clients are opened and closed there;
 // the map is also read by pick() / providers() from any thread, hence the mutex. The mutex is
 // never held while a client is started or closed (their callbacks may come back into us).
+//
+// A client closed on the loop thread only begins closing (TcpClient::close()), and its handler's
+// onClosed comes in a later loop iteration. The directory's onClosed event must follow it
+// (directory.h), so it is posted from the client's state callback when the client reaches Closed:
+// that callback runs just before the handler's onClosed, and the post runs after it. close() off
+// the loop thread drains those posts before it returns.
 #include "dubbo_url.h"
 #include "service_url.h"
 
@@ -66,6 +72,7 @@ public:
       std::lock_guard lock(mutex_);
       if (closed_) return;
       ++stats_.notifications;
+      held_ = false;  // a fresh list replaces the one held back (offer() may hold it again)
     }
     for (const auto& url : urls) {
       if (acceptable(url)) accepted.push_back(url);
@@ -74,9 +81,16 @@ public:
     offer(std::move(accepted));
   }
 
-  void start() { registry_.subscribe(service_, shared_from_this()); }
+  void start() {
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_) return;  // closed before it started: nothing to follow
+    }
+    registry_.subscribe(service_, shared_from_this());
+  }
 
-  // Off the loop thread the clients' close() waits for each; on it, they close in the background.
+  // Off the loop thread the clients' close() waits for each, then the posted onClosed events are
+  // drained; on it, the clients close in the background and their events follow.
   void close() {
     std::map<std::string, Entry> clients;
     {
@@ -92,6 +106,14 @@ public:
                 e.what());
     }
     for (auto& [url, entry] : clients) shut(url, entry, "directory closed");
+    if (!loop_.isLoopThread()) {
+      // Every event posted before this point runs before call() returns (posts run in order). A
+      // loop already stopped ran (or dropped) them: nothing to wait for.
+      try {
+        loop_.call([] {});
+      } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the loop is stopping
+      }
+    }
   }
 
   std::vector<Provider> providers() const {
@@ -128,6 +150,7 @@ private:
   struct Entry {
     std::shared_ptr<net::TcpClient> client;
     Provider provider;
+    std::shared_ptr<std::string> why;  // the reason it was closed for, read by its last event
   };
 
   bool acceptable(const std::string& url) {
@@ -190,12 +213,22 @@ private:
         std::chrono::seconds(1));
   }
 
+  // The held list is the empty one (a non-empty list is never held). Still distrusted: look again
+  // in a second, without counting it again (Stats::emptyListsHeld counts lists received).
   void recheck() {
     {
       std::lock_guard lock(mutex_);
       if (closed_ || !held_) return;
     }
-    offer({});
+    if (holdBack({})) {
+      armRecheck();
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      held_ = false;
+    }
+    apply({});
   }
 
   void apply(const std::vector<std::string>& urls) {
@@ -203,6 +236,7 @@ private:
     std::vector<std::string> joining;
     {
       std::lock_guard lock(mutex_);
+      if (closed_) return;  // close() took the clients: a list racing with it opens nothing
       for (auto it = clients_.begin(); it != clients_.end();) {
         if (std::binary_search(urls.begin(), urls.end(), it->first)) {
           ++it;
@@ -230,11 +264,13 @@ private:
         options.heartbeat.idleTimeout < 2 * options.heartbeat.heartbeat) {
       options.heartbeat.idleTimeout = nanoseconds(0);  // 3 × the provider's interval
     }
-    Entry entry{nullptr, Provider{url, options.server, net::ClientState::Disconnected,
-                                  options.heartbeat.heartbeat}};
+    Entry entry{
+        nullptr,
+        Provider{url, options.server, net::ClientState::Disconnected, options.heartbeat.heartbeat},
+        std::make_shared<std::string>()};
     try {
-      entry.client = std::make_shared<net::TcpClient>(loop_, timer_, options, wrap(url));
-      entry.client->start();
+      entry.client = std::make_shared<net::TcpClient>(loop_, timer_, options, wrap(url),
+                                                      onStateChange(url, entry.why));
     } catch (const std::exception& e) {
       core::log(core::LogLevel::Warn, "wheelbeat: directory {}: provider {}: {}", service_, url,
                 e.what());
@@ -242,9 +278,14 @@ private:
       ++stats_.rejected;
       return;
     }
-    std::lock_guard lock(mutex_);
-    ++stats_.clientsOpened;
-    clients_.emplace(url, std::move(entry));
+    {
+      // In the map before it starts: its first events find it (providers(), pick()).
+      std::lock_guard lock(mutex_);
+      if (closed_) return;  // close() ran meanwhile: never started, nothing to report
+      ++stats_.clientsOpened;
+      clients_.emplace(url, entry);
+    }
+    entry.client->start();
   }
 
   // The provider's own interval (its url's `heartbeat`, ms), clamped; else the configured one.
@@ -267,22 +308,41 @@ private:
     std::weak_ptr<Impl> weak = weak_from_this();
     h.onConnected = [weak, url, inner = handler_.onConnected](net::Channel& ch) {
       if (inner) inner(ch);
-      if (auto self = weak.lock(); self && self->events_.onConnected) {
-        self->events_.onConnected(url, ch);
+      auto self = weak.lock();
+      if (!self || !self->events_.onConnected) return;
+      {
+        std::lock_guard lock(self->mutex_);
+        if (self->closed_) return;
       }
+      self->events_.onConnected(url, ch);
     };
     return h;
   }
 
-  void shut(const std::string& url, Entry& entry, std::string_view why) {
-    entry.client->close(why);
+  // Reports the client's final close (see the file comment): posted when it reaches Closed, so
+  // it runs after the handler's onClosed of that close. `why` is set before close() is called.
+  net::TcpClient::StateCallback onStateChange(const std::string& url,
+                                              std::shared_ptr<std::string> why) {
+    std::weak_ptr<Impl> weak = weak_from_this();
+    return [weak, url, why, &loop = loop_](net::ClientState, net::ClientState to) {
+      if (to != net::ClientState::Closed) return;
+      auto report = [weak, url, why] {
+        auto self = weak.lock();
+        // A client never shut (dropped unstarted by a racing close()) was never reported open.
+        if (!self || !self->events_.onClosed || why->empty()) return;
+        self->events_.onClosed(url, net::CloseReason{net::CloseKind::ClosedByOwner, {}, *why});
+      };
+      if (!loop.post(report)) report();  // the loop is stopping: now, on this thread
+    };
+  }
+
+  void shut(const std::string& /*url*/, Entry& entry, std::string_view why) {
+    *entry.why = std::string(why);
     {
       std::lock_guard lock(mutex_);
       ++stats_.clientsClosed;
     }
-    if (events_.onClosed) {
-      events_.onClosed(url, net::CloseReason{net::CloseKind::ClosedByOwner, {}, std::string(why)});
-    }
+    entry.client->close(why);
   }
 
   net::EventLoop& loop_;

@@ -19,7 +19,9 @@
 //   directory.close();                          // unsubscribes, closes every client
 //
 // Threads: every member function, any thread; close() (and the destructor) off the loop thread
-// wait until the directory is closed. Events and the handler run on the loop thread.
+// wait until the directory is closed and its last events ran. Events and the handler run on the
+// loop thread. A client closed on the loop thread (a provider that left) finishes closing in a
+// later loop iteration: its onClosed event comes then, after the handler's onClosed of that close.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>

@@ -1,0 +1,127 @@
+// The registry flags the echo tools share:
+//
+//   --registry URL        embedded://h:p, redis://h:p or zookeeper://h:p (parseRegistryUrl)
+//   --service INTERFACE   the Dubbo interface, e.g. org.example.Echo (required with --registry)
+//   --application NAME    the application parameter (default: the tool's name)
+//   --version V           the service version ("" = unversioned, as Dubbo: matches only "")
+//   --group G             the service group ("" = none); a consumer may give "a,b" or "*"
+//
+// Every value is checked here, and a bad one throws std::invalid_argument naming its flag, the
+// value and what was expected: a typo never registers a url nobody can match.
+#pragma once
+
+#include "common/cli.h"
+
+#include <wheelbeat/config/config.h>
+#include <wheelbeat/registry/options.h>
+#include <wheelbeat/registry/registry.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace samples::echo {
+
+struct RegistryFlags {
+  std::string url;  // as given: "zookeeper://127.0.0.1:2181"
+  wheelbeat::registry::RegistryOptions registry;
+  std::string service;
+  std::string application;
+  std::string version;
+  std::string group;
+};
+
+inline const std::set<std::string> kRegistryFlags = {"--registry", "--service", "--application",
+                                                     "--version", "--group"};
+
+// A value that goes into a url's path or query as it is: no whitespace, none of / ? & = # %.
+inline void checkToken(const std::string& flag, const std::string& value, bool allowEmpty,
+                       std::string_view extra = {}) {
+  if (value.empty() && !allowEmpty) {
+    throw std::invalid_argument(fmt::format("{} \"\" (expected: a non-empty value)", flag));
+  }
+  for (const char c : value) {
+    const bool bad =
+        c <= ' ' || c == 0x7F || std::string_view("/?&=#%").find(c) != std::string_view::npos;
+    if (bad && extra.find(c) == std::string_view::npos) {
+      throw std::invalid_argument(
+          fmt::format("{} \"{}\" (expected: no whitespace and none of / ? & = # %)", flag, value));
+    }
+  }
+}
+
+// nullopt without --registry; then none of the other registry flags may be given either.
+inline std::optional<RegistryFlags> registryFlags(const samples::Cli& cli,
+                                                  const std::string& defaultApplication) {
+  if (!cli.has("--registry")) {
+    for (const auto& f : kRegistryFlags) {
+      if (cli.has(f)) throw std::invalid_argument(fmt::format("{} needs --registry", f));
+    }
+    return std::nullopt;
+  }
+  RegistryFlags r;
+  r.url = *cli.get("--registry");
+  try {
+    r.registry = wheelbeat::registry::parseRegistryUrl(r.url);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("--registry: {}", e.what()));
+  }
+  if (!cli.has("--service")) {
+    throw std::invalid_argument("--service INTERFACE is required with --registry");
+  }
+  r.service = *cli.get("--service");
+  checkToken("--service", r.service, false);
+  r.application = cli.get("--application").value_or(defaultApplication);
+  checkToken("--application", r.application, false);
+  r.version = cli.get("--version").value_or("");
+  checkToken("--version", r.version, true);
+  r.group = cli.get("--group").value_or("");
+  checkToken("--group", r.group, true);
+  return r;
+}
+
+// The registry connection: the configuration's client, failback and session, with the kind and
+// address of --registry, failback.check off. A call waits at most two heartbeats (past that the
+// link is suspect).
+// Prints each registry call that succeeded on a retry ("echo_server: registered URL (after 1
+// retry)"): the call's own completion heard only its first failure.
+class RetryPrinter final : public wheelbeat::tasks::FailbackListener {
+public:
+  explicit RetryPrinter(std::string tool) : tool_(std::move(tool)) {}
+  void onRecovered(wheelbeat::tasks::FailbackOp op, const std::string& key,
+                   std::int64_t attempts) override {
+    const std::string_view verb = op == wheelbeat::tasks::FailbackOp::Register    ? "registered"
+                                  : op == wheelbeat::tasks::FailbackOp::Subscribe ? "subscribed to"
+                                                                                  : "done:";
+    fmt::print("{}: {} {} (after {} retr{})\n", tool_, verb, key, attempts,
+               attempts == 1 ? "y" : "ies");
+    std::fflush(stdout);
+  }
+
+private:
+  std::string tool_;
+};
+
+inline wheelbeat::registry::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg,
+                                                        const RegistryFlags& flags,
+                                                        const std::string& tool) {
+  wheelbeat::registry::RegistrySetup setup;
+  setup.registry = cfg.registry;
+  setup.registry.kind = flags.registry.kind;
+  setup.registry.address = flags.registry.address;
+  setup.client = cfg.client;
+  setup.failback = cfg.failback;
+  // Registered and subscribed in the background whatever the configuration's `check` says: a
+  // registry that is down now is retried until it is up (the tools print when it succeeds).
+  setup.failback.check = false;
+  setup.requestTimeout = 2 * cfg.client.heartbeat.heartbeat;
+  setup.listener = std::make_shared<RetryPrinter>(tool);
+  return setup;
+}
+
+}  // namespace samples::echo

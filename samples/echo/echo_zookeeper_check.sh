@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# ctest sample_echo_zookeeper: the echo tools joined through a real ZooKeeper.
+#   1. a standalone ZooKeeper (Debian's package) on a free loopback port, in a temporary directory
+#   2. echo_server --registry zookeeper://... --service org.example.Echo --version 1.0.0
+#   3. echo_client (same service and version) lists the provider, connects, gets echoes; a second
+#      client asking version 2.0.0 never connects (Dubbo's version match)
+#   4. the server is SIGKILLed (no unregister): its ephemeral node goes with its session (4 s
+#      asked); the client prints the provider's removal within the session + slack, closes that
+#      link, and at exit reports 0 connect attempts to it after the close
+#   5. bad flag values are refused with the flag named (exit status 2)
+# Every process is killed and the directory removed on every exit path. Exit 77 (skipped) when
+# java or ZooKeeper's jar is missing. Usage: echo_zookeeper_check.sh <echo_server> <echo_client>
+set -u
+server_bin=$1 client_bin=$2
+java=/usr/bin/java
+zk_jar=/usr/share/java/zookeeper.jar
+slf4j=/usr/share/java/slf4j-simple.jar
+[ -x "$java" ] && [ -f "$zk_jar" ] || { echo "java or $zk_jar missing: skipped"; exit 77; }
+
+dir=$(mktemp -d)
+zkpid='' spid='' cpid='' c2pid=''
+cleanup() {
+  for p in $c2pid $cpid $spid $zkpid; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAILED: $*"
+  for f in server client client2 zookeeper; do echo "--- $f"; cat "$dir/$f.log" 2>/dev/null; done
+  exit 1
+}
+# Polls `cmd` every 100 ms for up to $1 seconds.
+within() {
+  local limit=$1; shift
+  local end=$((SECONDS + limit))
+  until "$@"; do
+    [ $SECONDS -ge $end ] && return 1
+    sleep 0.1
+  done
+}
+now_ms() { date +%s%3N; }
+srvr() { # ZooKeeper's "srvr" four-letter command
+  exec 3<>"/dev/tcp/127.0.0.1/$zk_port" || return 1
+  printf srvr >&3
+  timeout 2 cat <&3
+  exec 3<&-
+}
+serving() { srvr 2>/dev/null | grep -q '^Mode: '; }
+
+# 1. ZooKeeper: tick 200 ms, sessions 2..10 s (as tests/registry/zookeeper/zk_server.h).
+for _ in $(seq 50); do # a port nobody listens on, below the ephemeral range
+  zk_port=$((20000 + RANDOM % 12768))
+  (exec 3<>"/dev/tcp/127.0.0.1/$zk_port") 2>/dev/null || break
+done
+mkdir -p "$dir/data"
+cat >"$dir/zoo.cfg" <<EOF
+tickTime=200
+minSessionTimeout=2000
+maxSessionTimeout=10000
+dataDir=$dir/data
+clientPort=$zk_port
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+4lw.commands.whitelist=srvr
+EOF
+classpath=$zk_jar
+[ -f "$slf4j" ] && classpath="$zk_jar:$slf4j"
+"$java" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -cp "$classpath" org.apache.zookeeper.server.ZooKeeperServerMain "$dir/zoo.cfg" \
+  >"$dir/zookeeper.log" 2>&1 </dev/null &
+zkpid=$!
+within 30 serving || fail "ZooKeeper did not serve on port $zk_port within 30 s"
+registry="zookeeper://127.0.0.1:$zk_port"
+echo "ZooKeeper serving on 127.0.0.1:$zk_port"
+
+# Short session (4 s), heartbeat (500 ms), registry retries (500 ms): quick to see. Reconnects
+# every 100 .. 200 ms: a link the directory failed to close would try ~10 times in the 2 s window.
+cat >"$dir/echo.json" <<EOF
+{ "log_level": "warn", "registry": { "session": "4s" },
+  "heartbeat": { "interval": "500ms",
+                 "reconnect": { "backoff": "exponential", "initial_delay": "100ms", "max_delay": "200ms" } },
+  "failback": { "registry_retry": { "backoff": "fixed", "initial_delay": "500ms", "max_delay": "500ms" } } }
+EOF
+
+# 5 first (cheap): bad values name their flag.
+out=$("$client_bin" --registry "etcd://127.0.0.1:1" --service org.example.Echo 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q -- '--registry' <<<"$out" || fail "bad --registry: exit $rc: $out"
+out=$("$server_bin" --registry "$registry" --service "org/example" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q -- '--service' <<<"$out" || fail "bad --service: exit $rc: $out"
+out=$("$client_bin" --registry "$registry" --service org.example.Echo --version "1 0" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q -- '--version' <<<"$out" || fail "bad --version: exit $rc: $out"
+
+# 2. The provider.
+"$server_bin" --port 0 --config "$dir/echo.json" --registry "$registry" \
+  --service org.example.Echo --version 1.0.0 >"$dir/server.log" 2>&1 &
+spid=$!
+within 20 grep -q '^echo_server: registered dubbo://' "$dir/server.log" || fail "no registration"
+url=$(sed -n 's/^echo_server: registered \([^ ]*\).*/\1/p' "$dir/server.log")
+echo "provider: $url"
+
+# 3. The consumers.
+"$client_bin" --config "$dir/echo.json" --registry "$registry" --service org.example.Echo \
+  --version 1.0.0 >"$dir/client.log" 2>&1 &
+cpid=$!
+"$client_bin" --config "$dir/echo.json" --registry "$registry" --service org.example.Echo \
+  --version 2.0.0 >"$dir/client2.log" 2>&1 &
+c2pid=$!
+responses() { grep -c '^response' "$dir/client.log"; }
+echoed() { [ "$(responses)" -ge 2 ]; }
+within 20 grep -qF "connected: $url" "$dir/client.log" || fail "the client did not connect"
+grep -qF "providers: 1: $url" "$dir/client.log" || fail "the client did not list the provider"
+within 15 echoed || fail "no echoes"
+
+# 4. kill -9 the provider: no unregister, ZooKeeper's session expiry removes it.
+kill -9 $spid
+wait $spid 2>/dev/null
+spid=''
+t0=$(now_ms)
+within 15 grep -qF "closed: $url" "$dir/client.log" || fail "the provider's removal was not seen"
+removal_ms=$(($(now_ms) - t0))
+grep -q '^providers: 0$' "$dir/client.log" || fail "the empty list was not applied"
+echo "removal seen after ${removal_ms} ms (session 4 s)"
+[ $removal_ms -le 10000 ] || fail "removal took ${removal_ms} ms (> session 4 s + 6 s slack)"
+sleep 2 # a window for attempts that must not come (the client counts them, see its exit line)
+
+kill -TERM $cpid; wait $cpid; crc=$?; cpid=''
+kill -TERM $c2pid; wait $c2pid; c2rc=$?; c2pid=''
+echo "--- client"; cat "$dir/client.log"; echo "--- client 2.0.0"; tail -3 "$dir/client2.log"
+echo "--- server"; cat "$dir/server.log"
+[ $crc -eq 0 ] && [ $c2rc -eq 0 ] || fail "client exit $crc, client 2.0.0 exit $c2rc"
+grep -qF "after close: 0 connect attempt(s) to $url since it was closed" "$dir/client.log" ||
+  fail "connect attempts after the close"
+! grep -q '^connected:' "$dir/client2.log" || fail "the 2.0.0 client connected to a 1.0.0 provider"
+grep -q 'no provider connected' "$dir/client2.log" || fail "the 2.0.0 client reported nothing"
+echo "passed: $(responses) responses, removal after ${removal_ms} ms, no attempt after the close"
