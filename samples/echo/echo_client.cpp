@@ -6,8 +6,9 @@
 //
 // With --registry (echo_registry.h) the providers come from the registry: a registry::Directory
 // keeps one connection per listed provider that matches this consumer as Dubbo matches them
-// (dubbo::isMatch: interface, version equal or "*", group equal, "*" or one of "a,b"), and each
-// request goes to the next connected provider (round robin). Every change is one line:
+// (registry::matches, Dubbo's rules: interface, version equal or "*", group equal, "*" or one of
+// "a,b"), and each request goes to the next connected provider (round robin). Every change is one
+// line:
 //   providers: N: URL, URL            the list the directory follows now
 //   connected: URL                    a provider's link is up
 //   closed: URL (WHY)                 a provider's link is closed for good (it left the list)
@@ -24,7 +25,6 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/shutdown_signal.h"
-#include "dubbo_url.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
@@ -48,7 +48,6 @@
 using namespace std::chrono_literals;
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
-namespace dubbo = wheelbeat::registry::dubbo;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -136,22 +135,6 @@ std::string joined(const std::vector<std::string>& urls) {
   return out;
 }
 
-// This process as a Dubbo consumer url (category=consumers, side=consumer, methods=echo).
-dubbo::DubboUrl consumerUrl(const samples::echo::RegistryFlags& f) {
-  dubbo::ConsumerOptions o;
-  o.host = "127.0.0.1";
-  o.interface = f.service;
-  o.application = f.application;
-  o.version = f.version;
-  o.group = f.group;
-  o.methods = {"echo"};
-  o.pid = ::getpid();
-  o.timestampMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  return dubbo::consumerUrl(o);
-}
-
 // The url of the provider `client` talks to ("" if it left meanwhile).
 std::string urlOf(const registry::Directory& directory, const net::TcpClient& client) {
   for (const auto& p : directory.providers()) {
@@ -168,18 +151,15 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   auto reg = registry::makeRegistry(loop, timer, f.url,
                                     samples::echo::registrySetup(cfg, f, "echo_client"));
   reg->start();
-  const dubbo::DubboUrl consumer = consumerUrl(f);
+  const registry::ServiceOptions service = samples::echo::serviceOf(f);
+  const std::string consumer = registry::consumerUrl(service, "127.0.0.1");
   const bool registersConsumer = f.registry.kind == registry::RegistryKind::ZooKeeper;
-  if (registersConsumer) reg->registerUrl(consumer.toFullString());
+  if (registersConsumer) reg->registerUrl(consumer);
 
   registry::DirectoryOptions options;
   options.client = cfg.client;
   options.protectionWindow = cfg.registry.session;  // providers re-register within a session
-  options.accept = [consumer](std::string_view url) {
-    const auto p = dubbo::parseUrl(url);
-    return p.ok && p.url.param("category", "providers") == "providers" &&
-           dubbo::isMatch(consumer, p.url);
-  };
+  options.accept = [service](std::string_view url) { return registry::matches(service, url); };
   auto followed = std::make_shared<Followed>();
   registry::DirectoryEvents events;
   events.onList = [](const std::vector<std::string>& urls) {
@@ -207,7 +187,7 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   registry::Directory directory(loop, timer, *reg, f.service, options, links, events);
   fmt::print("echo_client: following {} (version {}, group {}) on {}{}\n", f.service,
              f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
-             registersConsumer ? fmt::format(" as {}", consumer.toFullString()) : "");
+             registersConsumer ? fmt::format(" as {}", consumer) : "");
   std::fflush(stdout);
   directory.start();
 

@@ -15,6 +15,7 @@
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/registry/options.h>
 #include <wheelbeat/registry/registry.h>
+#include <wheelbeat/registry/service.h>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,17 @@ struct RegistryFlags {
   std::string version;
   std::string group;
 };
+
+// The service these flags describe (methods: what the echo tools serve).
+inline wheelbeat::registry::ServiceOptions serviceOf(const RegistryFlags& f) {
+  wheelbeat::registry::ServiceOptions s;
+  s.interface = f.service;
+  s.application = f.application;
+  s.version = f.version;
+  s.group = f.group;
+  s.methods = {"echo"};
+  return s;
+}
 
 inline const std::set<std::string> kRegistryFlags = {"--registry", "--service", "--application",
                                                      "--version", "--group"};

@@ -20,7 +20,6 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/shutdown_signal.h"
-#include "dubbo_url.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
@@ -42,7 +41,6 @@
 using namespace std::chrono_literals;
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
-namespace dubbo = wheelbeat::registry::dubbo;
 
 namespace {
 
@@ -84,22 +82,11 @@ net::ChannelHandler echoHandler() {
 std::string providerUrl(const wheelbeat::config::Config& cfg, const samples::echo::RegistryFlags& f,
                         std::uint16_t port) {
   const std::string& host = cfg.server.listen.host;
-  dubbo::ProviderOptions o;
-  o.host = host == "0.0.0.0" || host == "::" || host.empty() ? "127.0.0.1" : host;
-  o.port = port;
-  o.interface = f.service;
-  o.application = f.application;
-  o.version = f.version;
-  o.group = f.group;
-  o.methods = {"echo"};
-  o.pid = ::getpid();
-  o.timestampMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  o.timeoutMs = kAdvisedTimeoutMs;
-  o.heartbeatMs =
-      std::chrono::duration_cast<std::chrono::milliseconds>(cfg.server.heartbeat.heartbeat).count();
-  return dubbo::providerUrl(o).toFullString();
+  const bool any = host == "0.0.0.0" || host == "::" || host.empty();
+  wheelbeat::registry::ServiceOptions service = samples::echo::serviceOf(f);
+  service.timeout = std::chrono::milliseconds(kAdvisedTimeoutMs);
+  return wheelbeat::registry::providerUrl(service, {any ? "127.0.0.1" : host, port},
+                                          cfg.server.heartbeat.heartbeat);
 }
 
 // Waits for one registry call's final answer (a failback retry is not one), at most `limit`.

@@ -93,7 +93,7 @@ std::string consumerUrl(const ServiceOptions& o, std::string_view host) {
 
 bool matches(const ServiceOptions& consumer, std::string_view url) {
   const dubbo::ParsedUrl provider = dubbo::parseUrl(url);
-  if (!provider.ok) return false;
+  if (!provider.ok || provider.url.param("category", "providers") != "providers") return false;
   dubbo::ConsumerOptions c;
   c.interface = consumer.interface;
   c.version = consumer.version;

@@ -114,6 +114,8 @@ TEST_CASE("service: a consumer matches providers as Dubbo does") {
   consumer.group.clear();
   CHECK_FALSE(registry::matches(consumer, provider("", "")));
   CHECK_FALSE(registry::matches(consumer, "not a url"));
+  consumer = greeter();
+  CHECK_FALSE(registry::matches(consumer, registry::consumerUrl(greeter(), "10.0.0.6")));
 }
 
 }  // TEST_SUITE("dubbo_url")

@@ -438,19 +438,21 @@ private:
     s.providers = urls;
     s.delivered = true;
     const auto welcome = std::exchange(s.welcome, {});
-    const auto listeners = s.listeners;  // a listener may unsubscribe from inside notify()
-    std::size_t notified = 0;
-    for (const auto& listener : listeners) {
+    // A listener may unsubscribe from inside notify(): the set is copied first.
+    std::vector<std::shared_ptr<NotifyListener>> notified;
+    for (const auto& listener : s.listeners) {
       const bool isNew = std::any_of(welcome.begin(), welcome.end(),
                                      [&](const auto& w) { return w.first == listener; });
-      if (!changed && !isNew) continue;
-      listener->notify(service, urls);
-      ++notified;
+      if (changed || isNew) notified.push_back(listener);
     }
+    {
+      // Counted before anyone hears of the list: what a listener sees is already in stats().
+      std::lock_guard lock(statsMutex_);
+      stats_.notifications += notified.size();
+      stats_.malformedChildren += list.skipped.size();
+    }
+    for (const auto& listener : notified) listener->notify(service, urls);
     for (const auto& [listener, once] : welcome) (*once)(CallResult::success());
-    std::lock_guard lock(statsMutex_);
-    stats_.notifications += notified;
-    stats_.malformedChildren += list.skipped.size();
   }
 
   void failWelcome(const std::string& service, const CallResult& why) {

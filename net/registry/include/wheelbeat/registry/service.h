@@ -61,7 +61,8 @@ void validate(const ServiceOptions& options, bool provider);
 [[nodiscard]] std::string consumerUrl(const ServiceOptions& options, std::string_view host);
 // Whether a consumer with these options may call the provider at `url`, as Dubbo matches them:
 // interface equal (or "*"), version equal (or "*"; none = none), group equal, "*" or one of a
-// list, the provider not disabled. A url that does not parse does not match.
+// list, the provider not disabled. A url that does not parse, or is not a provider's (category
+// other than providers), does not match.
 [[nodiscard]] bool matches(const ServiceOptions& consumer, std::string_view url);
 
 }  // namespace wheelbeat::registry
