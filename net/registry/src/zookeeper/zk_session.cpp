@@ -2,7 +2,9 @@
 
 #include <wheelbeat/core/log.h>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zookeeper/zookeeper.h>
 
 #include <algorithm>
@@ -31,9 +33,17 @@ struct ZkSession::Watch {
   WatchCallback callback;
 };
 
+// The poll handle watches a duplicate of the client's socket, owned by the box: the C client
+// closes its own descriptor whenever it likes (errors, reconnects), and libuv must never be left
+// polling — or later epoll_ctl-ing — a number that another open() may have taken meanwhile. The
+// duplicate is closed only after libuv has let go of it (the close callback).
 struct ZkSession::PollBox {
   uv_poll_t handle{};
   ZkSession* self = nullptr;  // null once closing: a callback still queued does nothing
+  int fd = -1;                // the duplicate
+  ~PollBox() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 
 namespace {
@@ -350,7 +360,10 @@ void ZkSession::updatePoll(int fd, int interest, bool reset) {
   if (fd < 0) return;
   if (poll_ == nullptr) {
     auto box = std::make_unique<PollBox>();
-    if (const int err = uv_poll_init(loop_.native(), &box->handle, fd); err != 0) {
+    box->fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    const int err = box->fd < 0 ? uv_translate_sys_error(errno)
+                                : uv_poll_init(loop_.native(), &box->handle, box->fd);
+    if (err != 0) {
       // The timer still drives the client (it retries on its own deadlines).
       core::log(core::LogLevel::Warn, "wheelbeat: zookeeper: cannot poll fd {}: {}", fd,
                 uv_strerror(err));
