@@ -15,7 +15,7 @@ namespace {
 
 using Top = In<Config>;
 
-constexpr std::array<Field<Top>, 10> kDocumentFields{{
+constexpr std::array<Field<Top>, 11> kDocumentFields{{
     {"log_level", [](Errors& e, const Json& v, const std::string& p,
                      Top& t) { return readLogLevel(e, v, p, t.out.logLevel); }},
     {"wheel",
@@ -67,6 +67,11 @@ constexpr std::array<Field<Top>, 10> kDocumentFields{{
        return readClient(e, v, p, t.out.client);
      },
      &clientKeys},
+    {"service",
+     [](Errors& e, const Json& v, const std::string& p, Top& t) {
+       return readService(e, v, p, t.out.service);
+     },
+     &serviceKeys},
 }};
 
 std::atomic<std::uint64_t> gBackstopHits{0};
@@ -115,6 +120,10 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   backstop(out, [&] { registry::validate(c.registry); });
   backstop(out, [&] { net::validate(c.server); });
   backstop(out, [&] { net::validate(c.client); });
+  // Defaults (interface ""): no service to check. A consumer's rules: methods may be empty.
+  if (c.service != registry::ServiceOptions{}) {
+    backstop(out, [&] { registry::validate(c.service, false); });
+  }
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }

@@ -1,4 +1,5 @@
-// Config equality, field by field: the option structs of the other layers have no operator==.
+// Config equality, field by field: the option structs of the other layers have no operator==
+// (registry::ServiceOptions excepted).
 #include <wheelbeat/config/config.h>
 
 #include <tuple>
@@ -77,7 +78,7 @@ bool operator==(const Config& a, const Config& b) {
   return same(a.wheel, b.wheel) && a.logLevel == b.logLevel && same(a.heartbeat, b.heartbeat) &&
          same(a.retry, b.retry) && same(a.retryBudget, b.retryBudget) &&
          same(a.failback, b.failback) && same(a.loop, b.loop) && same(a.registry, b.registry) &&
-         same(a.server, b.server) && same(a.client, b.client);
+         same(a.server, b.server) && same(a.client, b.client) && a.service == b.service;
 }
 
 }  // namespace wheelbeat::config

@@ -76,6 +76,11 @@ bool readClient(Errors& errors, const Json& value, const std::string& pointer,
 [[nodiscard]] std::vector<KeyInfo> serverKeys();
 [[nodiscard]] std::vector<KeyInfo> clientKeys();
 
+// "service": present means a service, so interface is required there.
+bool readService(Errors& errors, const Json& value, const std::string& pointer,
+                 registry::ServiceOptions& out);
+[[nodiscard]] std::vector<KeyInfo> serviceKeys();
+
 // The whole document: the Config, or every error. Top-level keys are read in document order.
 [[nodiscard]] LoadResult readDocument(const Json& document);
 [[nodiscard]] std::vector<KeyInfo> documentKeys();

@@ -94,6 +94,13 @@ Json netJson(const Config& c) {
                 {"max_send_queue", c.client.maxSendQueueBytes}}}};
 }
 
+Json serviceJson(const registry::ServiceOptions& o) {
+  return Json{{"interface", o.interface}, {"application", o.application},
+              {"version", o.version},     {"group", o.group},
+              {"methods", o.methods},     {"timeout", durationJson(o.timeout)},
+              {"protocol", o.protocol}};
+}
+
 }  // namespace
 
 std::string toJson(const Config& c) {
@@ -111,6 +118,8 @@ std::string toJson(const Config& c) {
            {"failback", failbackJson(c.failback)}};
   const Json net = netJson(c);
   for (const auto& [key, value] : net.items()) out[key] = value;
+  // The defaults name no service (interface ""), which the loader would refuse.
+  if (c.service != registry::ServiceOptions{}) out["service"] = serviceJson(c.service);
   return out.dump(2) + "\n";
 }
 

@@ -45,6 +45,12 @@ const std::vector<std::string> kEdgeDocuments = {
     R"({"server":{"max_body":2147483647,"max_send_queue":2147483662}})",
     R"({"client":{"server":"h:65535","connect_timeout":"1ns","max_body":1,"max_send_queue":17}})",
     R"({"client":{"max_body":1,"max_send_queue":16}})",
+    R"({"service":{"interface":"i","application":"a","version":"","group":"","methods":[],"timeout":"1ms","protocol":"p"}})",
+    R"({"service":{"interface":"*","version":"*","group":"a,b","methods":["m"],"timeout":"2562047h"}})",
+    R"({"service":{}})",
+    R"({"service":{"interface":"","application":"","methods":[""],"timeout":0,"protocol":""}})",
+    R"({"service":{"interface":"a/b","version":"1 0","group":"\t","methods":["a,b"],"protocol":"a:b"}})",
+    R"({"service":{"interface":"i","timeout":"999us"}})",
 };
 
 }  // namespace
@@ -62,6 +68,20 @@ TEST_CASE("backstop: a rule the loader missed becomes an error with pointer empt
             {"", R"x("ServerOptions.codec.maxBodyBytes = 0 (expected: 1 .. 2147483647)")x",
              kExpected}});
   CHECK(backstopHits() == before + 1);
+}
+
+TEST_CASE("backstop: a service is checked as a consumer's and no service not at all") {
+  Config c;
+  CHECK(backstopErrors(c).empty());  // interface "": no service
+  c.service.interface = "org.example.Greeter";
+  CHECK(backstopErrors(c).empty());  // no methods: fine for a consumer
+  c.service.timeout = 0ms;
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{
+            {"", R"x("ServiceOptions.timeout = \"0ms\" (expected: > 0)")x", kExpected}});
+  c.service = {};
+  c.service.protocol = "";  // not the defaults any more, so checked: the interface first
+  CHECK(backstopErrors(c).size() == 1);
 }
 
 TEST_CASE("backstop: the wheel's rules are the timer's") {
@@ -86,7 +106,7 @@ TEST_CASE("backstop: no edge or sample document ever reaches it") {
     for (const auto& e : result.errors()) CHECK(!e.pointer.empty());
     loaded += result.ok() ? 1 : 0;
   }
-  CHECK(loaded == 16);
+  CHECK(loaded == 18);
   for (const auto& entry : std::filesystem::directory_iterator(wbtest::samplesDir())) {
     CHECK(wheelbeat::config::tryLoad(entry.path()).ok());
   }

@@ -71,6 +71,17 @@ TEST_CASE("cli: the effective configuration shows the heartbeat's failure detect
                                            {"window", 1000}});
 }
 
+TEST_CASE("cli: the effective configuration shows the service only when there is one") {
+  const Run full = run({"validate", sample("full.json")});
+  CHECK(full.status == cli::kValid);
+  const auto service = nlohmann::json::parse(full.out)["service"];
+  CHECK(service["interface"] == "org.example.Greeter");
+  CHECK(service["timeout"] == "1s");
+  CHECK(service["methods"] == nlohmann::json{"sayHello", "sayGoodbye"});
+  const Run minimal = run({"validate", sample("minimal.json")});
+  CHECK_FALSE(nlohmann::json::parse(minimal.out).contains("service"));
+}
+
 TEST_CASE("cli: several valid files print one document each in order") {
   const Run r = run({"validate", sample("minimal.json"), sample("client.json")});
   CHECK(r.status == cli::kValid);

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 using namespace std::chrono_literals;
 using wheelbeat::config::Config;
@@ -35,7 +37,7 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.client.codec.maxBodyBytes == 8u << 20);
 }
 
-TEST_CASE("defaults: the failure detector is the fixed one, with Akka's phi options") {
+TEST_CASE("defaults: the failure detector is the fixed one with Akka's phi options and a 1 s pause") {
   const Config c = loadString("{}");
   CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Fixed);
   CHECK(c.heartbeat.phi.threshold == 8.0);
@@ -45,7 +47,49 @@ TEST_CASE("defaults: the failure detector is the fixed one, with Akka's phi opti
   CHECK(loadString(R"({"heartbeat":{"detector":"fixed","phi":{}}})") == Config{});
 }
 
-TEST_CASE("defaults: phi keys left out keep their defaults; boundaries are accepted") {
+TEST_CASE("defaults: without a service section there is no service (ServiceOptions' defaults)") {
+  const Config c = loadString("{}");
+  CHECK(c.service == wheelbeat::registry::ServiceOptions{});
+  CHECK(c.service.interface.empty());
+  CHECK(c.service.application == "wheelbeat");
+  CHECK(c.service.version.empty());
+  CHECK(c.service.group.empty());
+  CHECK(c.service.methods.empty());
+  CHECK(c.service.timeout == 1000ms);
+  CHECK(c.service.protocol == "dubbo");
+}
+
+TEST_CASE("defaults: a service section with only its interface keeps the other defaults") {
+  const Config c = loadString(R"({"service":{"interface":"org.example.Greeter"}})");
+  wheelbeat::registry::ServiceOptions want;
+  want.interface = "org.example.Greeter";
+  CHECK(c.service == want);
+  Config expected;
+  expected.service = want;
+  CHECK(c == expected);
+}
+
+TEST_CASE("defaults: service values at the edges are accepted") {
+  const Config c = loadString(R"({"service":{"interface":"*","application":"a","version":"*",
+      "group":"a,b","methods":[],"timeout":"1ms","protocol":"tri"}})");
+  CHECK(c.service.interface == "*");
+  CHECK(c.service.version == "*");
+  CHECK(c.service.group == "a,b");   // a consumer's list of groups
+  CHECK(c.service.methods.empty());  // a consumer's: providerUrl() asks for one
+  CHECK(c.service.timeout == 1ms);
+  CHECK(c.service.protocol == "tri");
+  for (const std::string timeout :
+       {"1", R"("1000us")", R"("1000000ns")", R"("1h")", "2147483647"}) {
+    CAPTURE(timeout);
+    CHECK(wbtest::messagesOf(R"({"service":{"interface":"i","timeout":)" + timeout + "}}").empty());
+  }
+  const Config methods =
+      loadString(R"({"service":{"interface":"a.B$C","methods":["sayHello","say_bye","$echo"]}})");
+  CHECK(methods.service.methods == std::vector<std::string>{"sayHello", "say_bye", "$echo"});
+  CHECK(loadString(R"({"service":{"interface":"i","timeout":1500}})").service.timeout == 1500ms);
+}
+
+TEST_CASE("defaults: phi keys left out keep their defaults and boundaries are accepted") {
   const Config c = loadString(R"({"heartbeat":{"detector":"phi","phi":{"threshold":0.5}}})");
   CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Phi);
   CHECK(c.heartbeat.phi.threshold == 0.5);

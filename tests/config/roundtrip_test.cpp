@@ -55,6 +55,13 @@ Config everythingChanged() {
   c.client.maxSendQueueBytes = 5000;
   c.server.heartbeat = c.heartbeat;
   c.client.heartbeat = c.heartbeat;
+  c.service = {.interface = "org.example.Greeter",
+               .application = "shop",
+               .version = "1.0.0",
+               .group = "g1",
+               .methods = {"sayHello", "sayGoodbye"},
+               .timeout = 1500ms,
+               .protocol = "tri"};
   return c;
 }
 
@@ -104,6 +111,16 @@ TEST_CASE("round trip: every registry kind comes back by its name") {
   }
 }
 
+TEST_CASE("round trip: a service comes back and no service is not written") {
+  Config c;
+  c.service.interface = "org.example.Greeter";
+  CHECK(loadString(toJson(c)) == c);
+  c.service.timeout = 1h;
+  CHECK(loadString(toJson(c)) == c);
+  CHECK_FALSE(nlohmann::json::parse(toJson(Config{})).contains("service"));
+  CHECK(loadString(toJson(Config{})).service.interface.empty());
+}
+
 TEST_CASE("round trip: toJson writes every known key and nothing else") {
   std::set<std::string> written;
   collectPaths(nlohmann::json::parse(toJson(everythingChanged())), "", written);
@@ -135,6 +152,13 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(nlohmann::json::parse(toJson(Config{}))["loop"]["max_partial_bytes"] == 33554432);
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["max_connections"] == 0);
   CHECK(j["log_level"] == "debug");
+  CHECK(j["service"] == nlohmann::json{{"interface", "org.example.Greeter"},
+                                       {"application", "shop"},
+                                       {"version", "1.0.0"},
+                                       {"group", "g1"},
+                                       {"methods", {"sayHello", "sayGoodbye"}},
+                                       {"timeout", "1500ms"},
+                                       {"protocol", "tri"}});
   CHECK(nlohmann::json::parse(toJson(Config{}))["retry"]["payments"].is_null());
   CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["idle_timeout"] == 0);
 }
@@ -182,6 +206,13 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.client.maxSendQueueBytes = 1; },
       [](Config& c) { c.client.heartbeat.seed = 1; },
       [](Config& c) { c.client.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
+      [](Config& c) { c.service.interface = "x"; },
+      [](Config& c) { c.service.application = "x"; },
+      [](Config& c) { c.service.version = "x"; },
+      [](Config& c) { c.service.group = "x"; },
+      [](Config& c) { c.service.methods = {"x"}; },
+      [](Config& c) { c.service.timeout = 1ms; },
+      [](Config& c) { c.service.protocol = "x"; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     CAPTURE(i);

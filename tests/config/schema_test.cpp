@@ -86,8 +86,8 @@ TEST_CASE("schema: draft 2020-12 and additionalProperties false on every fixed o
     CHECK(target["additionalProperties"] == false);
     ++objects;
   });
-  // wheel heartbeat heartbeat/phi retry/* retry_budget failback loop registry server client
-  CHECK(objects == 10);
+  // wheel heartbeat heartbeat/phi retry/* retry_budget failback loop registry server client service
+  CHECK(objects == 11);
 }
 
 TEST_CASE("schema: every default is the loader's default") {
@@ -101,13 +101,25 @@ TEST_CASE("schema: every default is the loader's default") {
       return;
     }
     json document = json::object();
+    wheelbeat::config::Config expected;
+    if (path.starts_with("/service/")) {  // the section requires its interface (no default)
+      document["service"]["interface"] = "org.example.Greeter";
+      expected.service.interface = "org.example.Greeter";
+    }
     document[json::json_pointer(path)] = node["default"];
     CAPTURE(path);
     CAPTURE(document.dump());
-    CHECK(wheelbeat::config::loadString(document.dump()) == wheelbeat::config::Config{});
+    CHECK(wheelbeat::config::loadString(document.dump()) == expected);
     ++checked;
   });
-  CHECK(checked == 55);
+  CHECK(checked == 61);
+}
+
+TEST_CASE("schema: service requires interface and has no default of its own") {
+  const json service = readJson(wbtest::schemaPath())["properties"]["service"];
+  CHECK(service["required"] == json{"interface"});
+  CHECK_FALSE(service.contains("default"));
+  CHECK_FALSE(service["properties"]["interface"].contains("default"));
 }
 
 TEST_CASE("samples: every sample config loads without error") {

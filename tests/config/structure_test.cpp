@@ -8,6 +8,9 @@
 
 namespace {
 
+const std::string kDuration =
+    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
+    "\"500ms\") or a non-negative integer of milliseconds";
 const std::string kPolicyKeys =
     "a known key: backoff, initial_delay, multiplier, max_delay, jitter, jitter_ratio, "
     "max_attempts, deadline, retry_on, ignore";
@@ -26,7 +29,7 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
   const std::vector<Level> levels = {
       {R"({"x":1})", "/x",
        "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, registry, "
-       "server, client"},
+       "server, client, service"},
       {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
       {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
        "a known key: interval, idle_timeout, close_timeout, reconnect, seed, detector, phi"},
@@ -46,6 +49,8 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
        "a known key: listen, backlog, max_connections, max_body, max_send_queue"},
       {R"({"client":{"x":1}})", "/client/x",
        "a known key: server, connect_timeout, max_body, max_send_queue"},
+      {R"({"service":{"interface":"i","x":1}})", "/service/x",
+       "a known key: interface, application, version, group, methods, timeout, protocol"},
   };
   for (const Level& level : levels) {
     CAPTURE(level.json);
@@ -72,13 +77,23 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
       {"/loop/max_partial_bytes", "an integer >= 0 (bytes; 0 = unlimited)"},
       {"/server/max_connections", "an integer >= 0 (0 = unlimited)"},
       {"/server/max_body", "an integer in 1..2147483647"},
+      {"/service/interface", "a non-empty name without whitespace, '/' or '?'"},
+      {"/service/application", "a non-empty name without whitespace"},
+      {"/service/version", R"(a string without whitespace ("" = unversioned))"},
+      {"/service/group", R"(a string without whitespace ("" = none))"},
+      {"/service/timeout", kDuration},
+      {"/service/protocol", "a non-empty url scheme without whitespace, ':', '/' or '?'"},
   };
   for (const auto& [pointer, expected] : cases) {
     const auto slash = pointer.rfind('/');
     const std::string section = pointer.substr(1, slash - 1);
     const std::string key = pointer.substr(slash + 1);
+    // "service" requires its interface: given when another key is tested.
+    const std::string required =
+        section == "service" && key != "interface" ? R"("interface":"i",)" : "";
     for (const std::string value : {"null", "[]", "{}", "[1]"}) {
-      const std::string json = R"({")" + section + R"(":{")" + key + R"(":)" + value + "}}";
+      const std::string json =
+          R"({")" + section + R"(":{)" + required + R"(")" + key + R"(":)" + value + "}}";
       CAPTURE(json);
       CHECK(wbtest::messagesOf(json) ==
             std::vector<std::string>{pointer + ": " + value + " (expected: " + expected + ")"});
@@ -86,9 +101,20 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
   }
 }
 
+TEST_CASE("type errors: methods is an array of strings") {
+  for (const std::string value : {"null", R"("sayHello")", "{}", "1"}) {
+    CAPTURE(value);
+    CHECK(wbtest::messagesOf(R"({"service":{"interface":"i","methods":)" + value + "}}") ==
+          std::vector<std::string>{"/service/methods: " + value +
+                                   " (expected: an array of method names)"});
+  }
+  CHECK(wbtest::messagesOf(R"({"service":{"interface":"i","methods":[null,["a"],{},1,true]}})")
+            .size() == 5);
+}
+
 TEST_CASE("type errors: a section that is not an object") {
-  for (const std::string section :
-       {"wheel", "heartbeat", "retry_budget", "failback", "loop", "registry", "server", "client"}) {
+  for (const std::string section : {"wheel", "heartbeat", "retry_budget", "failback", "loop",
+                                    "registry", "server", "client", "service"}) {
     CAPTURE(section);
     CHECK(wbtest::messagesOf(R"({")" + section + R"(":"on"})") ==
           std::vector<std::string>{"/" + section + R"(: "on" (expected: an object))"});

@@ -5,8 +5,9 @@
 // Contract
 //   - Durations are "60s", "500ms", "2m", "1h", "100us", "5ns" (a non-negative integer and a unit)
 //     or a non-negative integer of milliseconds; anything else is an error.
-//   - Missing keys take the structs' defaults. Unknown keys, wrong types, out-of-range values and
-//     broken cross-field rules (e.g. idle_timeout >= 2 * interval) are errors.
+//   - Missing keys take the structs' defaults; the one required key is service.interface (when
+//     "service" is present). Unknown keys, wrong types, out-of-range values and broken
+//     cross-field rules (e.g. idle_timeout >= 2 * interval) are errors.
 //   - Every error is reported, not just the first, as
 //       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
 //     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
@@ -22,6 +23,7 @@
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/registry/options.h>
+#include <wheelbeat/registry/service.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/retry_budget.h>
@@ -50,6 +52,10 @@ struct Config {
   wheelbeat::registry::RegistryOptions registry{};   // "registry"
   net::ServerOptions server{};                       // "server"
   net::ClientOptions client{};                       // "client"
+  // "service": what a provider advertises in the registry, or a consumer asks for. A document
+  // without the section leaves the defaults (interface "": no service); with it, interface is
+  // required.
+  wheelbeat::registry::ServiceOptions service{};
 };
 
 // Field-by-field equality (the option structs have no operator== of their own). Doubles compare
@@ -105,6 +111,7 @@ private:
 // durations in the largest exact unit ("1m", "500ms", 0 for zero), endpoints as "host:port"
 // ("[::1]:20880" for IPv6), policies inline. loadString(toJson(c)) == c for every valid c.
 // server.heartbeat / client.heartbeat are not written: the document has one "heartbeat".
+// "service" is written only when Config::service is not the default (its interface is required).
 [[nodiscard]] std::string toJson(const Config& config);
 
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
