@@ -66,6 +66,16 @@ inline wheelbeat::tasks::HeartbeatOptions fastHeartbeat() {
   return o;
 }
 
+// Registry calls retried every 50 ms, check = false (a failed first attempt is retried, not
+// reported).
+inline wheelbeat::tasks::FailbackOptions fastFailback() {
+  wheelbeat::tasks::FailbackOptions o;
+  o.check = false;
+  o.registryRetry.initialDelay = 50ms;
+  o.registryRetry.maxDelay = 50ms;
+  return o;
+}
+
 inline ServerOptions serverOptions(std::uint16_t port = 0) {
   ServerOptions o;
   o.listen = Endpoint{"127.0.0.1", port};

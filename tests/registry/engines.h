@@ -62,9 +62,7 @@ public:
     s.registry.address = Endpoint{"127.0.0.1", port()};
     s.registry.session = 1s;
     s.client = clientOptions(port());
-    s.failback.check = false;
-    s.failback.registryRetry.initialDelay = 50ms;
-    s.failback.registryRetry.maxDelay = 50ms;
+    s.failback = fastFailback();
     s.requestTimeout = 500ms;
     return s;
   }

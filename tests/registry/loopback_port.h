@@ -3,11 +3,15 @@
 #pragma once
 
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <random>
+#include <thread>
 
 namespace wbports {
 
@@ -34,6 +38,25 @@ inline std::uint16_t freePort() {
     if (ok) return port;
   }
   return 0;
+}
+
+// Ends a child server: SIGCONT (a paused child would not act on the signal), `signal`, then
+// SIGKILL once `grace` has passed; reaped either way. `pid` is -1 afterwards.
+inline void reap(pid_t& pid, int signal, std::chrono::milliseconds grace) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGCONT);
+  ::kill(pid, signal);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling the child, bounded
+  }
+  pid = -1;
 }
 
 }  // namespace wbports

@@ -34,14 +34,6 @@ namespace {
 const std::string kService = "org.example.Echo";
 constexpr auto kQuiet = 2s;  // "no connect attempt": many backoff periods (<= 200 ms each)
 
-FailbackOptions fastFailback() {
-  FailbackOptions o;
-  o.check = false;
-  o.registryRetry.initialDelay = 50ms;
-  o.registryRetry.maxDelay = 50ms;
-  return o;
-}
-
 RegistrySetup setupAt(std::uint16_t port) {
   RegistrySetup setup;
   setup.registry.address = Endpoint{"127.0.0.1", port};

@@ -18,14 +18,6 @@ using wheelbeat::tasks::NotifyListener;
 
 namespace {
 
-FailbackOptions fastFailback() {
-  FailbackOptions o;
-  o.check = false;
-  o.registryRetry.initialDelay = 50ms;
-  o.registryRetry.maxDelay = 50ms;
-  return o;
-}
-
 RegistryOptions registryAt(std::uint16_t port) {
   RegistryOptions o;
   o.address = Endpoint{"127.0.0.1", port};

@@ -115,20 +115,7 @@ bool RedisServer::waitReady() const {
 }
 
 void RedisServer::reap(int signal, int graceMs) {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGCONT);  // a paused child would not act on SIGTERM
-  ::kill(pid_, signal);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(graceMs);
-  int status = 0;
-  while (::waitpid(pid_, &status, WNOHANG) == 0) {
-    if (Clock::now() >= deadline) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  pid_ = -1;
+  wbports::reap(pid_, signal, std::chrono::milliseconds(graceMs));
 }
 
 void RedisServer::stop() { reap(SIGTERM, 3000); }

@@ -159,20 +159,7 @@ bool ZkServer::waitServing() {
 }
 
 void ZkServer::reap(int signal, int graceMs) {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGCONT);
-  ::kill(pid_, signal);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(graceMs);
-  int status = 0;
-  while (::waitpid(pid_, &status, WNOHANG) == 0) {
-    if (Clock::now() >= deadline) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(5ms);
-  }
-  pid_ = -1;
+  wbports::reap(pid_, signal, std::chrono::milliseconds(graceMs));
 }
 
 void ZkServer::stop() { reap(SIGTERM, 5000); }
