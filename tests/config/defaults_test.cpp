@@ -37,7 +37,8 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.client.codec.maxBodyBytes == 8u << 20);
 }
 
-TEST_CASE("defaults: the failure detector is the fixed one with Akka's phi options and a 1 s pause") {
+TEST_CASE(
+    "defaults: the failure detector is the fixed one with Akka's phi options and a 1 s pause") {
   const Config c = loadString("{}");
   CHECK(c.heartbeat.detector == wheelbeat::tasks::DetectorKind::Fixed);
   CHECK(c.heartbeat.phi.threshold == 8.0);

@@ -141,8 +141,8 @@ TEST_CASE("failback registry: concurrent callers and a flaky threaded backend co
   CHECK(backend->urls() == std::set<std::string>{"k0", "k1", "k2", "k3"});
   CHECK(registry.registered() == std::vector<std::string>{"k0", "k1", "k2", "k3"});
   registry.stop();
-  timer.stop();     // no retry can hand the backend a call any more
-  backend->drain(); // and none is in flight: the registry's state dies on this thread
+  timer.stop();      // no retry can hand the backend a call any more
+  backend->drain();  // and none is in flight: the registry's state dies on this thread
 }
 
 }  // TEST_SUITE("tasks")
