@@ -16,6 +16,15 @@
 
 namespace samples {
 
+// "--help" or "-h" anywhere among the arguments: the sample prints its usage and exits 0.
+inline bool helpRequested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
 class Cli {
 public:
   // `valued`: options that take a value ("--port"); `flags`: switches ("--plain").

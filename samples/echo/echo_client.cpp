@@ -246,11 +246,25 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json]\n"
+    "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
+    "INTERFACE\n"
+    "                    [--application NAME] [--version V] [--group G]]\n"
+    "  Sends one request a second and logs each response and every state change; the\n"
+    "  connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
+    "  keeps one connection per provider the registry lists. SIGINT / SIGTERM stop it (exit 0);\n"
+    "  a bad option exits 2.\n";
+
 int main(int argc, char** argv) {
+  if (samples::helpRequested(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_client: {}\n", e.what());
+    fmt::print(stderr, "echo_client: {}\n{}", e.what(), kUsage);
     return 2;
   }
 }

@@ -174,11 +174,24 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: echo_server [--port PORT] [--config FILE.json]\n"
+    "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
+    "INTERFACE\n"
+    "                    [--application NAME] [--version V] [--group G]]\n"
+    "  Answers every two-way request with its own body; heartbeats and idle closes are the\n"
+    "  library's. With --registry it registers itself as a Dubbo provider and unregisters on\n"
+    "  SIGTERM. SIGINT / SIGTERM stop it cleanly (exit 0); a bad option exits 2.\n";
+
 int main(int argc, char** argv) {
+  if (samples::helpRequested(argc, argv)) {
+    fmt::print("{}", kUsage);
+    return 0;
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_server: {}\n", e.what());
+    fmt::print(stderr, "echo_server: {}\n{}", e.what(), kUsage);
     return 2;
   }
 }
