@@ -138,11 +138,12 @@ int runConsumer(NodeContext& node) {
   auto registry = wheelbeat::registry::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
   registry->start();
   samples::rpc::GreeterOptions options;
-  options.client = node.cfg.client;
+  options.directory.client = node.cfg.client;
   options.failback = node.cfg.failback;
   options.callTimeout = 2 * node.cfg.client.heartbeat.heartbeat;
   auto metrics = std::make_shared<tasks::TaskMetrics>();
-  GreeterConsumer consumer(node.loop, node.timer, options, metrics);
+  options.directory.metrics = metrics;
+  GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
   auto calls = std::make_shared<CallCounters>();  // shared: a late callback may outlive this frame
   for (std::uint64_t n = 0; !node.shutdown.wait(kCallPeriod); ++n) {

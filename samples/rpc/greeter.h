@@ -23,6 +23,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
+#include <wheelbeat/registry/directory.h>
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/task_listener.h>
@@ -78,7 +79,10 @@ private:
 };
 
 struct GreeterOptions {
-  wheelbeat::net::ClientOptions client{};        // heartbeat, reconnect, connect timeout
+  // The provider links: one client per provider the registry lists (heartbeat, reconnect,
+  // connect timeout in `directory.client`), opened and closed as providers come and go, an empty
+  // list held back while the registry is not trusted (see registry/directory.h).
+  wheelbeat::registry::DirectoryOptions directory{};
   wheelbeat::tasks::FailbackOptions failback{};  // invocationRetry, maxPendingRetries
   std::chrono::nanoseconds callTimeout = std::chrono::seconds(1);
 };
@@ -106,32 +110,31 @@ class GreeterConsumer {
 public:
   using Done = std::function<void(const Reply&)>;
 
-  // `metrics` (may be null) observes the heartbeat and reconnect tasks of every provider link.
+  // `options.directory.metrics` (may be null) observes the heartbeat and reconnect tasks of every
+  // provider link. Throws std::invalid_argument for invalid directory options.
   GreeterConsumer(wheelbeat::net::EventLoop& loop, wheelbeat::core::HashedWheelTimer& timer,
-                  GreeterOptions options,
-                  std::shared_ptr<wheelbeat::tasks::TaskMetrics> metrics = nullptr);
+                  GreeterOptions options);
   ~GreeterConsumer();  // close()
   GreeterConsumer(const GreeterConsumer&) = delete;
   GreeterConsumer& operator=(const GreeterConsumer&) = delete;
 
-  // Follows the providers of "greeter" (the registry's notifications).
+  // Follows the providers of "greeter": a registry::Directory connects to each provider as its
+  // notification arrives and closes the link of one that left within that notification. Once;
+  // `registry` must outlive close(). Throws std::logic_error when called twice. Any thread.
   void subscribe(wheelbeat::registry::Registry& registry);
-  // Opens / closes provider connections to match the latest provider list. sayHello() calls it;
-  // call it yourself to connect ahead of the first call. Not from the loop thread (closing a
-  // connection waits for the loop).
-  void sync();
   // Calls a provider; a failure is retried in the background (FailbackOptions::invocationRetry)
   // on another provider when there is one. `done` runs once, on the loop or the wheel thread.
-  // Not from the loop thread.
+  // Any thread.
   void sayHello(const std::string& name, Done done);
 
-  [[nodiscard]] std::vector<std::string> knownProviders() const;  // the registry's last list
+  [[nodiscard]] std::vector<std::string> knownProviders() const;  // the providers followed
   [[nodiscard]] std::uint64_t notifications() const;              // provider lists received so far
   // Half-open links found (forced reconnects on read idle), over every link, also removed ones.
   [[nodiscard]] std::uint64_t halfOpens() const noexcept;
   [[nodiscard]] std::vector<ProviderView> providers() const;  // the connections, by url
   [[nodiscard]] std::int64_t pendingRetries() const;
-  // Cancels waiting retries (their `done` is not called) and closes every connection.
+  // Cancels waiting retries (their `done` is not called), unsubscribes and closes every
+  // connection. Not from the loop thread (it waits for the connections to close). Idempotent.
   void close();
 
   struct State;

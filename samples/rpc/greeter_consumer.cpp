@@ -1,14 +1,17 @@
-// The consumer side of the greeter (see greeter.h): provider links, choice, calls, failback.
+// The consumer side of the greeter (see greeter.h): a registry::Directory keeps one client per
+// listed provider; this file adds what an RPC caller needs on top of it: which links to trust
+// (suspect after a timeout or a half-open link), provider choice, calls and failback.
 #include "greeter.h"
 
 #include <wheelbeat/net/channel.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <set>
+#include <stdexcept>
 
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
@@ -19,22 +22,21 @@ namespace samples::rpc {
 
 namespace {
 
-// One provider connection. Suspect since a moment on the timer's clock (0 = trusted): a read
-// after that moment proves the provider alive again.
+// What the consumer remembers about one provider link, beside its client (the directory's).
+// Suspect since a moment on the timer's clock (0 = trusted): a read after that moment proves the
+// provider alive again.
 struct Link {
-  std::string url;
-  std::unique_ptr<net::TcpClient> client;
   std::atomic<std::int64_t> suspectSince{0};
   std::atomic<bool> afterHalfOpen{false};
   std::atomic<std::uint64_t> ok{0};
   std::atomic<std::uint64_t> failed{0};
   std::atomic<std::uint64_t> halfOpens{0};
 
-  bool usable() {
-    if (client->state() != net::ClientState::Connected) return false;
+  bool usable(net::TcpClient& client) {
+    if (client.state() != net::ClientState::Connected) return false;
     std::int64_t since = suspectSince.load();
     if (since == 0) return true;
-    if (client->channel().lastRead().count() <= since) return false;
+    if (client.channel().lastRead().count() <= since) return false;
     suspectSince.compare_exchange_strong(since, 0);  // it answered since: trust it again
     return true;
   }
@@ -50,125 +52,108 @@ struct Outcome {
 }  // namespace
 
 struct GreeterConsumer::State : std::enable_shared_from_this<State> {
-  State(net::EventLoop& l, wheelbeat::core::HashedWheelTimer& t, GreeterOptions o,
-        std::shared_ptr<tasks::TaskMetrics> m)
-      : loop(l),
-        timer(t),
-        options(std::move(o)),
-        metrics(std::move(m)),
-        invoker(t, options.failback) {}
-
-  std::shared_ptr<Link> makeLink(const std::string& url, const net::Endpoint& endpoint);
-  std::shared_ptr<Link> find(const std::string& url) const {
-    const std::lock_guard lock(mutex);
-    const auto it = links.find(url);
-    return it == links.end() ? nullptr : it->second;
+  State(net::EventLoop& l, wheelbeat::core::HashedWheelTimer& t, GreeterOptions o)
+      : loop(l), timer(t), options(std::move(o)), invoker(t, options.failback) {
+    registry::validate(options.directory);
   }
+
+  // The link record of `url`, made on first use (an event may come before the list).
+  std::shared_ptr<Link> link(const std::string& url) {
+    const std::lock_guard lock(mutex);
+    auto& l = links[url];
+    if (!l) l = std::make_shared<Link>();
+    return l;
+  }
+  registry::DirectoryEvents events();
   std::optional<std::string> select(const std::string& avoid);
-  void attempt(const std::shared_ptr<Link>& link, const std::string& body,
-               const std::shared_ptr<Outcome>& outcome, tasks::Completion done);
+  void attempt(const std::shared_ptr<Link>& link, net::TcpClient& client, const std::string& url,
+               const std::string& body, const std::shared_ptr<Outcome>& outcome,
+               tasks::Completion done);
 
   net::EventLoop& loop;
   wheelbeat::core::HashedWheelTimer& timer;
   const GreeterOptions options;
-  const std::shared_ptr<tasks::TaskMetrics> metrics;
   tasks::FailbackInvoker invoker;
   std::atomic<std::uint64_t> roundRobin{0};
   std::atomic<std::uint64_t> halfOpens{0};
-  std::mutex syncMutex;      // one sync() at a time
-  mutable std::mutex mutex;  // guards everything below
+  // Set once by subscribe(), before any call can use it; reset by close() only after every
+  // pending retry was cancelled. Read through directoryRef() under the mutex.
+  std::shared_ptr<registry::Directory> directory;
+  mutable std::mutex mutex;  // guards `directory`, `links` and `closed`
   std::map<std::string, std::shared_ptr<Link>> links;
-  std::vector<std::string> latest;  // the registry's last list
-  bool dirty = false;
   bool closed = false;
-  std::uint64_t notifications = 0;
+
+  std::shared_ptr<registry::Directory> directoryRef() const {
+    const std::lock_guard lock(mutex);
+    return directory;
+  }
 };
 
-namespace {
-
-// The registry's notifications (loop thread): only remembered here; sync() acts on them off the
-// loop, because closing a connection waits for the loop.
-class ProviderListener final : public tasks::NotifyListener {
-public:
-  explicit ProviderListener(std::weak_ptr<GreeterConsumer::State> state)
-      : state_(std::move(state)) {}
-  void notify(const std::string&, const std::vector<std::string>& providers) override {
-    const auto s = state_.lock();
+// Events of the directory (loop thread): the links follow its list; a connection its reconnect
+// task dropped as half-open (read idle) makes that provider suspect, also across the reconnect
+// (a frozen peer's kernel still completes the handshake): trusted again once it speaks.
+registry::DirectoryEvents GreeterConsumer::State::events() {
+  std::weak_ptr<State> weak = weak_from_this();
+  registry::DirectoryEvents e;
+  e.onList = [weak](const std::vector<std::string>& urls) {
+    const auto s = weak.lock();
     if (!s) return;
     const std::lock_guard lock(s->mutex);
-    s->latest = providers;
-    s->dirty = true;
-    ++s->notifications;
-  }
-
-private:
-  std::weak_ptr<GreeterConsumer::State> state_;
-};
-
-}  // namespace
-
-std::shared_ptr<Link> GreeterConsumer::State::makeLink(const std::string& url,
-                                                       const net::Endpoint& endpoint) {
-  auto link = std::make_shared<Link>();
-  link->url = url;
-  std::weak_ptr<Link> weak = link;
-  net::ChannelHandler h;
-  h.onClosed = [weak, t = &timer, total = &halfOpens](net::Channel&, const net::CloseReason& why) {
-    const auto l = weak.lock();
-    if (!l || why.kind != net::CloseKind::Reconnect) return;
-    ++*total;
-    ++l->halfOpens;  // the reconnect task found it read-idle: half-open (or frozen)
+    std::erase_if(s->links, [&](const auto& entry) {
+      return !std::binary_search(urls.begin(), urls.end(), entry.first);
+    });
+  };
+  e.onDisconnected = [weak](const std::string& url, net::Channel&, const net::CloseReason& why) {
+    const auto s = weak.lock();
+    if (!s || why.kind != net::CloseKind::Reconnect) return;
+    const auto l = s->link(url);
+    ++s->halfOpens;
+    ++l->halfOpens;
     l->afterHalfOpen = true;
-    l->suspectSince = t->now().count();
+    l->suspectSince = s->timer.now().count();
   };
-  h.onConnected = [weak, t = &timer](net::Channel&) {
-    const auto l = weak.lock();
-    // A frozen peer's kernel still completes the handshake: keep distrusting it until it speaks.
-    if (l && l->afterHalfOpen.exchange(false)) l->suspectSince = t->now().count();
+  e.onConnected = [weak](const std::string& url, net::Channel&) {
+    const auto s = weak.lock();
+    if (!s) return;
+    const auto l = s->link(url);
+    if (l->afterHalfOpen.exchange(false)) l->suspectSince = s->timer.now().count();
   };
-  net::ClientOptions o = options.client;
-  o.server = endpoint;
-  link->client = std::make_unique<net::TcpClient>(loop, timer, std::move(o), std::move(h), nullptr,
-                                                  nullptr, metrics);
-  link->client->start();
-  return link;
+  return e;
 }
 
 std::optional<std::string> GreeterConsumer::State::select(const std::string& avoid) {
-  std::vector<std::shared_ptr<Link>> all;
-  {
-    const std::lock_guard lock(mutex);
-    for (const auto& [url, link] : links) all.push_back(link);
-  }
+  const auto dir = directoryRef();
+  if (!dir) return std::nullopt;
   std::vector<std::string> candidates;
-  for (const auto& link : all) {
-    if (link->usable()) candidates.push_back(link->url);
+  for (const auto& p : dir->providers()) {
+    if (p.state != net::ClientState::Connected) continue;
+    const auto client = dir->client(p.url);
+    if (client && link(p.url)->usable(*client)) candidates.push_back(p.url);
   }
   return tasks::pickEndpoint(candidates, avoid, roundRobin++);
 }
 
-void GreeterConsumer::State::attempt(const std::shared_ptr<Link>& link, const std::string& body,
+void GreeterConsumer::State::attempt(const std::shared_ptr<Link>& link, net::TcpClient& client,
+                                     const std::string& url, const std::string& body,
                                      const std::shared_ptr<Outcome>& outcome,
                                      tasks::Completion done) {
   const auto sentAt = SteadyClock::now();
   auto shared = std::make_shared<tasks::Completion>(std::move(done));
-  outcome->provider = link->url;
-  std::weak_ptr<Link> weak = link;
-  const auto onResponse = [weak, outcome, shared, sentAt, t = &timer](const net::CallResult& r) {
-    const auto l = weak.lock();
+  outcome->provider = url;
+  const auto onResponse = [link, outcome, shared, sentAt, t = &timer](const net::CallResult& r) {
     std::optional<std::string> greeting;
     if (r.status == net::CallStatus::Ok && r.frameStatus == net::kStatusOk) {
       greeting = decodeString(r.body);
     }
     if (greeting) {
-      if (l) ++l->ok;
+      ++link->ok;
       outcome->greeting = std::move(*greeting);
       outcome->rtt = SteadyClock::now() - sentAt;
       (*shared)(tasks::CallResult::success());
       return;
     }
-    if (l) ++l->failed;
-    if (l && r.status == net::CallStatus::Timeout) l->suspectSince = t->now().count();
+    ++link->failed;
+    if (r.status == net::CallStatus::Timeout) link->suspectSince = t->now().count();
     const char* error = r.status == net::CallStatus::Timeout  ? "timeout"
                         : r.status == net::CallStatus::Closed ? "disconnected"
                                                               : "rejected";
@@ -176,55 +161,38 @@ void GreeterConsumer::State::attempt(const std::shared_ptr<Link>& link, const st
         tasks::CallResult::failure(error, r.status == net::CallStatus::Ok ? r.body : r.error));
   };
   const net::RequestResult sent =
-      link->client->channel().request(body, options.callTimeout, onResponse, kStringSerialization);
+      client.channel().request(body, options.callTimeout, onResponse, kStringSerialization);
   if (sent.sent != net::SendResult::Queued) {  // onResponse was dropped: report here
     ++link->failed;
     (*shared)(tasks::CallResult::failure(std::string(net::sendResultName(sent.sent)),
-                                         fmt::format("request to {} not sent", link->url)));
+                                         fmt::format("request to {} not sent", url)));
   }
 }
 
 GreeterConsumer::GreeterConsumer(net::EventLoop& loop, wheelbeat::core::HashedWheelTimer& timer,
-                                 GreeterOptions options,
-                                 std::shared_ptr<tasks::TaskMetrics> metrics)
-    : state_(std::make_shared<State>(loop, timer, std::move(options), std::move(metrics))) {}
+                                 GreeterOptions options)
+    : state_(std::make_shared<State>(loop, timer, std::move(options))) {}
 
 GreeterConsumer::~GreeterConsumer() { close(); }
 
 void GreeterConsumer::subscribe(registry::Registry& registry) {
-  registry.subscribe(std::string(kGreeterService), std::make_shared<ProviderListener>(state_));
-}
-
-void GreeterConsumer::sync() {
-  const std::lock_guard syncLock(state_->syncMutex);
-  std::set<std::string> wanted;
-  std::vector<std::shared_ptr<Link>> removed;
   {
     const std::lock_guard lock(state_->mutex);
-    if (!state_->dirty || state_->closed) return;
-    state_->dirty = false;
-    wanted.insert(state_->latest.begin(), state_->latest.end());
-    for (auto it = state_->links.begin(); it != state_->links.end();) {
-      if (wanted.erase(it->first) != 0) {
-        ++it;  // still listed: keep the connection
-      } else {
-        removed.push_back(it->second);
-        it = state_->links.erase(it);
-      }
+    if (state_->directory || state_->closed) {
+      throw std::logic_error("GreeterConsumer::subscribe: already subscribed or closed");
     }
   }
-  for (const auto& link : removed) link->client->close("provider left the registry");
-  for (const auto& url : wanted) {  // what is left: providers new to us
-    const auto endpoint = endpointOfUrl(url);
-    if (!endpoint) continue;  // not an address we can dial: ignored, as Dubbo ignores bad urls
-    auto link = state_->makeLink(url, *endpoint);
+  auto directory = std::make_shared<registry::Directory>(
+      state_->loop, state_->timer, registry, std::string(kGreeterService),
+      state_->options.directory, net::ChannelHandler{}, state_->events());
+  {
     const std::lock_guard lock(state_->mutex);
-    state_->links.emplace(url, std::move(link));
+    state_->directory = directory;
   }
+  directory->start();
 }
 
 void GreeterConsumer::sayHello(const std::string& name, Done done) {
-  sync();
   const std::weak_ptr<State> weak = state_;
   const std::string body = encodeString(name);
   auto outcome = std::make_shared<Outcome>();
@@ -234,12 +202,13 @@ void GreeterConsumer::sayHello(const std::string& name, Done done) {
   };
   auto call = [weak, body, outcome](const std::string& url, tasks::Completion attemptDone) {
     const auto s = weak.lock();
-    const auto link = s ? s->find(url) : nullptr;
-    if (!link) {
+    const auto dir = s ? s->directoryRef() : nullptr;
+    const auto client = dir ? dir->client(url) : nullptr;
+    if (!client) {
       attemptDone(tasks::CallResult::failure("no-endpoint", url + " is gone"));
       return;
     }
-    s->attempt(link, body, outcome, std::move(attemptDone));
+    s->attempt(s->link(url), *client, url, body, outcome, std::move(attemptDone));
   };
   auto finish = [outcome, done = std::move(done)](const tasks::CallResult& r) {
     if (!done) return;
@@ -250,22 +219,28 @@ void GreeterConsumer::sayHello(const std::string& name, Done done) {
 }
 
 std::vector<std::string> GreeterConsumer::knownProviders() const {
-  const std::lock_guard lock(state_->mutex);
-  return state_->latest;
+  std::vector<std::string> urls;
+  if (const auto dir = state_->directoryRef()) {
+    for (const auto& p : dir->providers()) urls.push_back(p.url);
+  }
+  return urls;
 }
 
 std::uint64_t GreeterConsumer::halfOpens() const noexcept { return state_->halfOpens.load(); }
 
 std::uint64_t GreeterConsumer::notifications() const {
-  const std::lock_guard lock(state_->mutex);
-  return state_->notifications;
+  const auto dir = state_->directoryRef();
+  return dir ? dir->stats().notifications : 0;
 }
 
 std::vector<ProviderView> GreeterConsumer::providers() const {
-  const std::lock_guard lock(state_->mutex);
   std::vector<ProviderView> out;
-  for (const auto& [url, l] : state_->links) {
-    out.push_back({url, l->client->state(), l->usable(), l->ok.load(), l->failed.load(),
+  const auto dir = state_->directoryRef();
+  if (!dir) return out;
+  for (const auto& p : dir->providers()) {
+    const auto client = dir->client(p.url);
+    const auto l = state_->link(p.url);
+    out.push_back({p.url, p.state, client && l->usable(*client), l->ok.load(), l->failed.load(),
                    l->halfOpens.load()});
   }
   return out;
@@ -275,13 +250,13 @@ std::int64_t GreeterConsumer::pendingRetries() const { return state_->invoker.pe
 
 void GreeterConsumer::close() {
   (void)state_->invoker.stop();
-  std::map<std::string, std::shared_ptr<Link>> links;
+  std::shared_ptr<registry::Directory> directory;
   {
     const std::lock_guard lock(state_->mutex);
     state_->closed = true;
-    links.swap(state_->links);
+    directory = state_->directory;
   }
-  for (const auto& [url, link] : links) link->client->close("consumer closed");
+  if (directory) directory->close();
 }
 
 }  // namespace samples::rpc

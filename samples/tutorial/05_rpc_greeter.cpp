@@ -97,7 +97,7 @@ int main() {
   fmt::print("providers: {} and {}\n", providerA.start(*registryA), providerB.start(*registryB));
 
   samples::rpc::GreeterOptions options;
-  options.client.heartbeat = quickHeartbeat();
+  options.directory.client.heartbeat = quickHeartbeat();
   options.callTimeout = 500ms;
   options.failback.invocationRetry.initialDelay = 100ms;  // retry soon, on the other provider
   options.failback.invocationRetry.maxDelay = 100ms;
@@ -106,7 +106,6 @@ int main() {
   consumer.subscribe(*registryC);
   const bool discovered = samples::waitUntil(
       [&] {
-        consumer.sync();  // open connections to what the registry announced
         const auto links = consumer.providers();
         return links.size() == 2 && links[0].usable && links[1].usable;
       },

@@ -141,6 +141,12 @@ public:
     return nullptr;
   }
 
+  std::shared_ptr<net::TcpClient> client(const std::string& url) const {
+    std::lock_guard lock(mutex_);
+    const auto it = clients_.find(url);
+    return it == clients_.end() ? nullptr : it->second.client;
+  }
+
   Stats stats() const {
     std::lock_guard lock(mutex_);
     return stats_;
@@ -270,7 +276,8 @@ private:
         std::make_shared<std::string>()};
     try {
       entry.client = std::make_shared<net::TcpClient>(loop_, timer_, options, wrap(url),
-                                                      onStateChange(url, entry.why));
+                                                      onStateChange(url, entry.why),
+                                                      options_.listener, options_.metrics);
     } catch (const std::exception& e) {
       core::log(core::LogLevel::Warn, "wheelbeat: directory {}: provider {}: {}", service_, url,
                 e.what());
@@ -315,6 +322,13 @@ private:
         if (self->closed_) return;
       }
       self->events_.onConnected(url, ch);
+    };
+    h.onClosed = [weak, url, inner = handler_.onClosed](net::Channel& ch,
+                                                        const net::CloseReason& why) {
+      if (inner) inner(ch, why);
+      auto self = weak.lock();
+      if (!self || !self->events_.onDisconnected) return;
+      self->events_.onDisconnected(url, ch, why);
     };
     return h;
   }
@@ -381,6 +395,9 @@ void Directory::start() { impl_->start(); }
 void Directory::close() { impl_->close(); }
 std::vector<Directory::Provider> Directory::providers() const { return impl_->providers(); }
 std::shared_ptr<net::TcpClient> Directory::pick() { return impl_->pick(); }
+std::shared_ptr<net::TcpClient> Directory::client(const std::string& url) const {
+  return impl_->client(url);
+}
 Directory::Stats Directory::stats() const { return impl_->stats(); }
 
 }  // namespace wheelbeat::registry

@@ -93,6 +93,7 @@ struct Seen {
               std::lock_guard lock(mutex);
               held.push_back(kept);
             },
+        .onDisconnected = {},
     };
   }
   std::size_t connects() {
@@ -348,6 +349,75 @@ TEST_CASE("directory: pick() goes round robin over the connected providers") {
 
   directory.close();
   for (auto& s : servers) s->stop();
+  providerReg->close();
+  consumerReg->close();
+  registry.stop();
+}
+
+TEST_CASE(
+    "directory: every dropped connection is reported with its url and client(url) finds its "
+    "client") {
+  Env env;
+  RegistryServer registry(env.loop, env.timer, serverOptions());
+  const auto port = registry.start();
+  auto provider =
+      std::make_unique<TcpServer>(env.loop, env.timer, serverOptions(), ChannelHandler{});
+  const auto providerPort = provider->listen();
+  auto providerReg = embedded(env, port);
+  auto consumerReg = embedded(env, port);
+
+  std::mutex mutex;
+  std::vector<std::pair<std::string, CloseKind>> drops;
+  DirectoryEvents events;
+  events.onDisconnected = [&](const std::string& url, Channel&, const CloseReason& why) {
+    std::lock_guard lock(mutex);
+    drops.emplace_back(url, why.kind);
+  };
+  auto dropCount = [&] {
+    std::lock_guard lock(mutex);
+    return drops.size();
+  };
+  DirectoryOptions options = fastDirectory();
+  options.metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  Directory directory(env.loop, env.timer, *consumerReg, kService, options, {}, events);
+  directory.start();
+  const std::string url = providerUrl(providerPort);
+  CHECK(directory.client(url) == nullptr);  // not followed yet
+  providerReg->registerUrl(url);
+  REQUIRE(waitFor([&] { return connectedCount(directory) == 1; }, 5s));
+  const auto client = directory.client(url);
+  REQUIRE(client != nullptr);
+  CHECK(client == directory.pick());
+  CHECK(directory.client(providerUrl(1)) == nullptr);
+  // The metrics given in the options observe the provider's client: heartbeats (every 100 ms).
+  CHECK(waitFor([&] { return options.metrics->snapshot().heartbeatsSent >= 2; }, 5s));
+
+  // The provider's server goes away: the connection drops (reported), the client reconnects
+  // (counted by the same metrics) and stays the directory's client for that url.
+  provider->stop();
+  REQUIRE(waitFor([&] { return dropCount() >= 1; }, 5s));
+  {
+    std::lock_guard lock(mutex);
+    CHECK(drops.front().first == url);
+    CHECK(drops.front().second != CloseKind::ClosedByOwner);
+  }
+  CHECK(waitFor([&] { return options.metrics->snapshot().reconnectsStarted >= 1; }, 5s));
+  CHECK(directory.client(url) == client);
+  CHECK(client->state() != ClientState::Closed);
+
+  // close(): the last close is reported too, as ClosedByOwner; then client(url) is null.
+  const auto before = dropCount();
+  directory.close();
+  CHECK(directory.client(url) == nullptr);
+  CHECK(client->state() == ClientState::Closed);
+  {
+    std::lock_guard lock(mutex);
+    // A client between attempts has no channel to close: reported only if one was open.
+    CHECK(drops.size() <= before + 1);
+    for (std::size_t i = before; i < drops.size(); ++i) {
+      CHECK(drops[i].second == CloseKind::ClosedByOwner);
+    }
+  }
   providerReg->close();
   consumerReg->close();
   registry.stop();

@@ -30,6 +30,7 @@
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/registry/registry.h>
+#include <wheelbeat/tasks/task_listener.h>
 
 #include <chrono>
 #include <cstdint>
@@ -55,6 +56,9 @@ struct DirectoryOptions {
   // Keeps only the providers this consumer may call (e.g. Dubbo's version and group match); null
   // = every provider. Called on the loop thread; must not throw (a throw counts as "no").
   std::function<bool(std::string_view url)> accept;
+  // Observe every provider client's heartbeat and reconnect tasks (may be null; shared by all).
+  std::shared_ptr<tasks::TaskListener> listener;
+  std::shared_ptr<tasks::TaskMetrics> metrics;
 };
 
 // Throws std::invalid_argument naming the field, e.g.
@@ -69,6 +73,11 @@ struct DirectoryEvents {
   std::function<void(const std::string& url, const net::CloseReason& why)> onClosed;
   // An empty list was held back (see the file comment), with the number of providers kept.
   std::function<void(std::size_t kept)> onEmptyHeld;
+  // Every close of a provider's connection (after the handler's onClosed): a client that still
+  // follows its provider then reconnects; the last one (left the list, close()) also gets
+  // onClosed. E.g. CloseKind::Reconnect: its reconnect task found the link half-open.
+  std::function<void(const std::string& url, net::Channel& channel, const net::CloseReason& why)>
+      onDisconnected;
 };
 
 class Directory {
@@ -100,6 +109,9 @@ public:
   // The next connected provider's client, round robin; null when none is connected. The client
   // stays valid while the caller holds it, even if the provider leaves meanwhile (then closed).
   [[nodiscard]] std::shared_ptr<net::TcpClient> pick();
+  // The client of the provider `url` in whatever state it is; null when `url` is not followed.
+  // Same lifetime rule as pick(). For callers that choose among providers themselves.
+  [[nodiscard]] std::shared_ptr<net::TcpClient> client(const std::string& url) const;
 
   struct Stats {
     std::uint64_t notifications = 0;   // lists received from the registry
