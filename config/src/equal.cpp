@@ -59,8 +59,8 @@ bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b
 }
 
 bool same(const net::ServerOptions& a, const net::ServerOptions& b) {
-  return std::tie(a.listen, a.backlog, a.maxConnections) ==
-             std::tie(b.listen, b.backlog, b.maxConnections) &&
+  return std::tie(a.listen, a.backlog, a.maxConnections, a.shutdownGrace) ==
+             std::tie(b.listen, b.backlog, b.maxConnections, b.shutdownGrace) &&
          std::tie(a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
              std::tie(b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
          same(a.heartbeat, b.heartbeat);

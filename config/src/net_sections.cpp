@@ -75,7 +75,7 @@ bool readMaxSendQueue(Errors& e, const Json& v, const std::string& p, O& o) {
 }
 
 using ServerField = Field<net::ServerOptions>;
-constexpr std::array<ServerField, 5> kServerFields{{
+constexpr std::array<ServerField, 6> kServerFields{{
     {"listen", [](Errors& e, const Json& v, const std::string& p,
                   net::ServerOptions& o) { return readEndpoint(e, v, p, o.listen, 0); }},
     {"backlog",
@@ -88,6 +88,10 @@ constexpr std::array<ServerField, 5> kServerFields{{
     {"max_connections",
      [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
        return readSize(e, v, p, o.maxConnections, 0, kMaxSize, "an integer >= 0 (0 = unlimited)");
+     }},
+    {"shutdown_grace",
+     [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
+       return readDuration(e, v, p, o.shutdownGrace);
      }},
     {"max_body", &readMaxBody<net::ServerOptions>},
     {"max_send_queue", &readMaxSendQueue<net::ServerOptions>},

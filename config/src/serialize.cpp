@@ -85,6 +85,7 @@ Json netJson(const Config& c) {
                {{"listen", detail::formatEndpoint(c.server.listen)},
                 {"backlog", c.server.backlog},
                 {"max_connections", c.server.maxConnections},
+                {"shutdown_grace", durationJson(c.server.shutdownGrace)},
                 {"max_body", c.server.codec.maxBodyBytes},
                 {"max_send_queue", c.server.maxSendQueueBytes}}},
               {"client",

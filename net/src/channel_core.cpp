@@ -113,9 +113,28 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
 SendResult ChannelCore::send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
                              std::string_view body) {
   if (body.size() > codec_.maxBodyBytes) return SendResult::BodyTooLarge;
-  return enqueue(kHeaderSize + body.size(), [&](std::string& out) {
+  const SendResult r = enqueue(kHeaderSize + body.size(), [&](std::string& out) {
     encodeFrame(out, flags, status, id, body, codec_.maxBodyBytes);
   });
+  if ((flags & (flag::kRequest | flag::kEvent)) == 0) answeredOne();
+  return r;
+}
+
+// A response leaves (queued or not: either way that request will not be answered again).
+void ChannelCore::answeredOne() noexcept {
+  std::int64_t n = unanswered_.load(std::memory_order_acquire);
+  while (n > 0) {
+    if (unanswered_.compare_exchange_weak(n, n - 1, std::memory_order_acq_rel)) {
+      unansweredChanged(-1);
+      return;
+    }
+  }
+}
+
+SendResult ChannelCore::sendReadOnly() noexcept {
+  const std::uint64_t eventId = eventIds_.fetch_add(1, std::memory_order_relaxed) + 1;
+  return enqueue(kReadOnlyFrameBytes,
+                 [eventId](std::string& out) { encodeReadOnlyEvent(out, eventId); });
 }
 
 void ChannelCore::sendHeartbeat() {
@@ -281,13 +300,19 @@ void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
 }
 
 bool ChannelCore::onFrame(const FrameView& frame) {
-  if (frame.isHeartbeat()) {
+  if (frame.isReadOnlyEvent()) {
+    if (!readOnly_.exchange(true, std::memory_order_acq_rel)) readOnlyReceived();
+  } else if (frame.isHeartbeat()) {
     if (frame.isRequest()) {
       answerHeartbeat(frame.id);
     } else {
       heartbeatAnswered(frame.id);
     }
   } else if (frame.isRequest() || !claimed(frame)) {
+    if (frame.isRequest() && frame.isTwoWay() && !frame.isEvent()) {
+      unanswered_.fetch_add(1, std::memory_order_acq_rel);
+      unansweredChanged(1);
+    }
     if (handler_ && handler_->onFrame) {
       try {
         handler_->onFrame(*this, frame);
@@ -324,6 +349,7 @@ void ChannelCore::setCurrent(Stream* stream) noexcept { stream_ = stream; }
 
 void ChannelCore::attach(Stream* stream) noexcept {
   stream_ = stream;
+  readOnly_.store(false, std::memory_order_release);  // a new connection: writable until told
   stampBoth();
   if (detector_) {  // a new connection: its own history, starting now
     detector_->reset();

@@ -69,6 +69,14 @@ public:
   [[nodiscard]] const tasks::PhiAccrualDetector* phiDetector() const noexcept override {
     return detector_.get();
   }
+  [[nodiscard]] bool isReadOnly() const noexcept override {
+    return readOnly_.load(std::memory_order_acquire);
+  }
+  [[nodiscard]] std::int64_t unanswered() const noexcept override {
+    return unanswered_.load(std::memory_order_acquire);
+  }
+  // Queues Dubbo's READONLY event (codec.h) with a fresh id. Any thread.
+  SendResult sendReadOnly() noexcept;
 
   // Read path (loop): called by the current Stream.
   void onRead(Stream& stream, std::string_view data) noexcept;
@@ -98,6 +106,15 @@ protected:
   bool markClosed() noexcept { return !closed_.exchange(true, std::memory_order_acq_rel); }
   void stampBoth() noexcept;
   void notifyClosed(const CloseReason& reason) noexcept;
+  // Loop: the peer's READONLY event arrived (the flag is already set).
+  virtual void readOnlyReceived() noexcept {}
+  // A two-way request arrived (loop) / a response was queued (any thread): `delta` +1 / -1 of
+  // unanswered(), applied before the call.
+  virtual void unansweredChanged(std::int64_t delta) noexcept { (void)delta; }
+  // Zeroes unanswered() (the connection is gone) and returns what it was. Loop.
+  std::int64_t dropUnanswered() noexcept {
+    return unanswered_.exchange(0, std::memory_order_acq_rel);
+  }
   template <typename Fn>
   void safely(std::string_view what, Fn&& fn) noexcept;
 
@@ -113,6 +130,7 @@ private:
   void dropOutbox() noexcept;
   void answerHeartbeat(std::uint64_t id) noexcept;
   void heartbeatAnswered(std::uint64_t id) noexcept;
+  void answeredOne() noexcept;
   bool claimed(const FrameView& frame);
   std::shared_ptr<RequestTracker> tracker(bool create);
   std::size_t writeNow(std::string& data) noexcept;
@@ -135,6 +153,9 @@ private:
   std::atomic<std::int64_t> heartbeatRtt_{0};
   std::atomic<std::uint64_t> heartbeatId_{0};  // id of the last heartbeat request sent
   std::atomic<std::uint64_t> answered_{0};
+  std::atomic<std::uint64_t> eventIds_{0};  // ids of READONLY events sent
+  std::atomic<std::int64_t> unanswered_{0};
+  std::atomic<bool> readOnly_{false};
   std::atomic<std::size_t> queued_{0};  // accepted by send(), not yet written
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};

@@ -33,6 +33,8 @@ public:
   void close(std::string_view reason) override { closeForGood(std::string(reason)); }
 
   void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+  // Loop: Connected -> ReadOnly.
+  void readOnlyReceived() noexcept override;
   // An attempt is in flight: name resolution or TCP connect (any thread).
   [[nodiscard]] bool isConnecting() const noexcept override {
     return state() == ClientState::Connecting;

@@ -72,6 +72,11 @@ void encodeHeartbeatResponse(std::string& out, std::uint64_t id) {
   encodeFrame(out, kFlags, kStatusOk, id, std::string_view(&kHessianNull, 1));
 }
 
+void encodeReadOnlyEvent(std::string& out, std::uint64_t id) {
+  constexpr std::uint8_t kFlags = flag::kRequest | flag::kEvent | kHessian2;
+  encodeFrame(out, kFlags, 0, id, kReadOnlyBody);
+}
+
 std::string_view decodeErrorName(DecodeError error) noexcept {
   switch (error) {
     case DecodeError::None: return "none";

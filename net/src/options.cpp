@@ -57,6 +57,9 @@ void validate(const ServerOptions& o) {
   }
   checkCodec(o.codec, "ServerOptions.codec");
   checkSendQueue(o.maxSendQueueBytes, o.codec, "ServerOptions");
+  if (o.shutdownGrace < std::chrono::nanoseconds(0)) {
+    fail("ServerOptions.shutdownGrace", fmt::format("{}", o.shutdownGrace), ">= 0");
+  }
   checkNested(o.heartbeat, "HeartbeatOptions", "ServerOptions.heartbeat");
 }
 

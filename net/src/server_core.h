@@ -4,6 +4,8 @@
 
 #include "channel_core.h"
 
+#include <wheelbeat/net/tcp_server.h>
+
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
 #include <condition_variable>
@@ -34,6 +36,9 @@ public:
   void close(std::string_view reason) override;
 
   void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+
+protected:
+  void unansweredChanged(std::int64_t delta) noexcept override;
 
 private:
   // What the CloseTimerTask sees: the same channel, except that its close() is an idle close.
@@ -76,9 +81,13 @@ public:
   };
   ListenOutcome listen(const sockaddr_storage& addr) noexcept;
   [[nodiscard]] const Endpoint& endpoint() const noexcept { return options_.listen; }
+  [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
   [[nodiscard]] std::string where() const;  // "listen on HOST:PORT"
 
   void stop() noexcept;  // loop: begins; done() once everything is closed
+  // Loop: stops accepting, READONLY on every channel, stop() once drained or after `grace`.
+  void shutdown(std::chrono::nanoseconds grace, ShutdownReport& report) noexcept;
+  void unansweredDelta(std::int64_t delta) noexcept;  // any thread
   void closeForShutdown() noexcept override { stop(); }
   void channelClosed(ServerChannel* channel) noexcept;  // loop
   void waitStopped();                                   // any thread but the loop's
@@ -87,12 +96,15 @@ public:
   std::atomic<std::size_t> open{0};
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> rejected{0};
+  std::atomic<std::int64_t> unanswered{0};  // over every channel
+  std::atomic<std::int64_t> abandoned{0};   // unanswered when a shutdown's grace ran out
 
 private:
   static void onConnection(uv_stream_t* listener, int status) noexcept;
   static void onListenerClosed(uv_handle_t* handle) noexcept;
   void accept() noexcept;
   void reject() noexcept;
+  void closeListener() noexcept;
   void checkStopped() noexcept;
 
   EventLoop& loop_;
@@ -108,9 +120,12 @@ private:
   bool listenerOpen_ = false;
   bool listened_ = false;
   bool stopping_ = false;
+  bool listenerClosing_ = false;  // uv_close called; listenerOpen_ until its callback
+  core::Timeout graceTimeout_;  // a shutdown's deadline
   std::shared_ptr<ServerCore> self_;  // keeps the listener's memory alive until its close cb
   std::unordered_map<ServerChannel*, std::shared_ptr<ServerChannel>> channels_;
 
+  std::atomic<bool> draining_{false};
   std::mutex doneMutex_;
   std::condition_variable doneCv_;
   bool done_ = false;

@@ -19,6 +19,7 @@ std::string_view clientStateName(ClientState state) noexcept {
     case ClientState::Disconnected: return "disconnected";
     case ClientState::Connecting: return "connecting";
     case ClientState::Connected: return "connected";
+    case ClientState::ReadOnly: return "read-only";
     case ClientState::Closed: return "closed";
   }
   return "unknown";
@@ -51,6 +52,13 @@ void ClientChannel::start(std::shared_ptr<tasks::TaskListener> listener,
 
 std::string ClientChannel::target() const {
   return fmt::format("{}:{}", options_.server.host, options_.server.port);
+}
+
+void ClientChannel::readOnlyReceived() noexcept {
+  if (state() != ClientState::Connected) return;
+  core::log(core::LogLevel::Info, "wheelbeat: client {}: the server is shutting down (READONLY)",
+            target());
+  setState(ClientState::ReadOnly);
 }
 
 void ClientChannel::setState(ClientState next) noexcept {

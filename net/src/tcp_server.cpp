@@ -3,6 +3,9 @@
 
 #include <wheelbeat/net/tcp_server.h>
 
+#include <fmt/chrono.h>
+
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -50,8 +53,13 @@ void ServerChannel::close(std::string_view reason) {
   closeWith(CloseKind::ClosedByOwner, std::string(reason));
 }
 
+void ServerChannel::unansweredChanged(std::int64_t delta) noexcept {
+  server_->unansweredDelta(delta);
+}
+
 void ServerChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
   ChannelCore::streamClosed(stream, reason);
+  if (const std::int64_t left = dropUnanswered(); left != 0) server_->unansweredDelta(-left);
   markClosed();
   if (closeTask_) closeTask_->cancel();
   notifyClosed(reason);
@@ -156,15 +164,66 @@ void ServerCore::channelClosed(ServerChannel* channel) noexcept {
   checkStopped();
 }
 
+void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report) noexcept {
+  if (stopping_ || draining_.exchange(true)) {
+    stop();
+    return;
+  }
+  closeListener();  // no connection is accepted any more
+  for (auto& [raw, channel] : channels_) {
+    if (channel->sendReadOnly() == SendResult::Queued) ++report.notified;
+    channel->flush();
+  }
+  report.inFlightAtStart = unanswered.load(std::memory_order_acquire);
+  if (report.inFlightAtStart <= 0) {
+    stop();
+    return;
+  }
+  std::weak_ptr<ServerCore> weak = weak_from_this();
+  try {
+    graceTimeout_ = timer_.newTimeout(
+        [weak, &loop = loop_] {
+          loop.post([weak] {
+            if (auto self = weak.lock()) self->stop();
+          });
+        },
+        grace);
+  } catch (const std::exception& e) {  // the wheel stopped: no grace to give
+    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: shutdown: {}", port.load(),
+              e.what());
+    stop();
+  }
+}
+
+void ServerCore::unansweredDelta(std::int64_t delta) noexcept {
+  const std::int64_t now = unanswered.fetch_add(delta, std::memory_order_acq_rel) + delta;
+  if (now != 0 || !draining_.load(std::memory_order_acquire)) return;
+  std::weak_ptr<ServerCore> weak = weak_from_this();
+  loop_.post([weak] {  // drained: close now (a refused post means the loop closes everything)
+    if (auto self = weak.lock()) self->stop();
+  });
+}
+
 void ServerCore::stop() noexcept {
   if (!stopping_) {
     stopping_ = true;
-    if (listenerOpen_) uv_close(asHandle(&tcp_), &ServerCore::onListenerClosed);
+    graceTimeout_.cancel();
+    if (draining_.load(std::memory_order_acquire)) {
+      abandoned.store(std::max<std::int64_t>(0, unanswered.load(std::memory_order_acquire)),
+                      std::memory_order_release);
+    }
+    closeListener();
     for (auto& [raw, channel] : channels_) {
       channel->shutdown(CloseReason{CloseKind::ClosedByOwner, {}, "server stopped"});
     }
   }
   checkStopped();
+}
+
+void ServerCore::closeListener() noexcept {
+  if (!listenerOpen_ || listenerClosing_) return;
+  listenerClosing_ = true;
+  uv_close(asHandle(&tcp_), &ServerCore::onListenerClosed);
 }
 
 void ServerCore::onListenerClosed(uv_handle_t* handle) noexcept {
@@ -229,6 +288,30 @@ std::uint64_t TcpServer::rejected() const noexcept {
 
 std::uint64_t TcpServer::accepted() const noexcept {
   return core_->accepted.load(std::memory_order_relaxed);
+}
+
+ShutdownReport TcpServer::shutdown() { return shutdown(core_->options().shutdownGrace); }
+
+ShutdownReport TcpServer::shutdown(std::chrono::nanoseconds grace) {
+  if (grace < std::chrono::nanoseconds(0)) {
+    throw std::invalid_argument(
+        fmt::format("TcpServer::shutdown: grace = {} (expected: >= 0)", grace));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto report = std::make_shared<ShutdownReport>();
+  if (loop_.isLoopThread()) {
+    core_->shutdown(grace, *report);
+    return *report;
+  }
+  if (!loop_.call([&] { core_->shutdown(grace, *report); })) return {};  // the loop closed all
+  core_->waitStopped();
+  report->abandoned = core_->abandoned.load(std::memory_order_acquire);
+  report->elapsed = std::chrono::steady_clock::now() - start;
+  return *report;
+}
+
+std::int64_t TcpServer::unanswered() const noexcept {
+  return std::max<std::int64_t>(0, core_->unanswered.load(std::memory_order_acquire));
 }
 
 void TcpServer::stop() {

@@ -4,12 +4,14 @@
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/codec.h>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <atomic>
 #include <charconv>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
@@ -65,8 +67,12 @@ struct GreeterProvider::Stats {
   std::string host;
   std::atomic<std::uint16_t> port{0};
   std::atomic<std::uint64_t> served{0};
-  std::mutex mutex;                                   // guards heartbeats
+  std::atomic<std::int64_t> serviceTimeNs{0};  // how long each call "works" before it answers
+  net::EventLoop* loop = nullptr;
+  wheelbeat::core::HashedWheelTimer* timer = nullptr;
+  std::mutex mutex;                                   // guards heartbeats and open
   std::map<std::uint64_t, std::uint64_t> heartbeats;  // channel id -> heartbeats it answered
+  std::map<std::uint64_t, net::Channel*> open;        // channel id -> channel (loop: onClosed)
 
   void sampleHeartbeats(const net::Channel& ch) {
     const std::lock_guard lock(mutex);
@@ -95,15 +101,58 @@ void serve(GreeterProvider::Stats& stats, net::Channel& ch, const net::FrameView
   }
 }
 
+// With a service time: the answer is computed after that delay (the wheel), then sent on the
+// loop, if the connection is still open (a channel is only used on the loop while listed).
+void serveLater(const std::shared_ptr<GreeterProvider::Stats>& stats, net::Channel& ch,
+                const net::FrameView& f, std::chrono::nanoseconds delay) {
+  const std::uint64_t channelId = ch.id();
+  net::FrameView copy = f;
+  auto body = std::make_shared<std::string>(f.body);
+  copy.body = {};
+  std::weak_ptr<GreeterProvider::Stats> weak = stats;
+  stats->timer->newTimeout(
+      [weak, channelId, copy, body] {
+        const auto s = weak.lock();
+        if (!s) return;
+        s->loop->post([weak, channelId, copy, body]() mutable {
+          const auto st = weak.lock();
+          if (!st) return;
+          net::Channel* channel = nullptr;
+          {
+            const std::lock_guard lock(st->mutex);
+            const auto it = st->open.find(channelId);
+            if (it != st->open.end()) channel = it->second;
+          }
+          if (channel == nullptr) return;  // closed meanwhile: the consumer's call fails over
+          copy.body = *body;
+          serve(*st, *channel, copy);
+        });
+      },
+      delay);
+}
+
 net::ChannelHandler providerHandler(const std::shared_ptr<GreeterProvider::Stats>& stats) {
   net::ChannelHandler h;
+  h.onConnected = [stats](net::Channel& ch) {
+    const std::lock_guard lock(stats->mutex);
+    stats->open[ch.id()] = &ch;
+  };
   h.onFrame = [stats](net::Channel& ch, const net::FrameView& f) {
     // Another framework's frames could share the port: ours carry our serialization id.
     if (!f.isRequest() || !f.isTwoWay() || f.serialization() != kStringSerialization) return;
     stats->sampleHeartbeats(ch);
-    serve(*stats, ch, f);
+    const std::chrono::nanoseconds delay(stats->serviceTimeNs.load());
+    if (delay > std::chrono::nanoseconds(0)) {
+      serveLater(stats, ch, f, delay);
+    } else {
+      serve(*stats, ch, f);
+    }
   };
-  h.onClosed = [stats](net::Channel& ch, const net::CloseReason&) { stats->sampleHeartbeats(ch); };
+  h.onClosed = [stats](net::Channel& ch, const net::CloseReason&) {
+    stats->sampleHeartbeats(ch);
+    const std::lock_guard lock(stats->mutex);
+    stats->open.erase(ch.id());
+  };
   return h;
 }
 
@@ -113,22 +162,40 @@ GreeterProvider::GreeterProvider(net::EventLoop& loop, wheelbeat::core::HashedWh
                                  net::ServerOptions options, std::string advertiseHost)
     : stats_(std::make_shared<Stats>()), advertiseHost_(std::move(advertiseHost)) {
   stats_->host = advertiseHost_;
+  stats_->loop = &loop;
+  stats_->timer = &timer;
   server_ =
       std::make_unique<net::TcpServer>(loop, timer, std::move(options), providerHandler(stats_));
 }
 
 GreeterProvider::~GreeterProvider() { stop(); }
 
+void GreeterProvider::setServiceTime(std::chrono::nanoseconds d) {
+  if (d < std::chrono::nanoseconds(0)) {
+    throw std::invalid_argument(fmt::format("GreeterProvider: serviceTime = {} (expected: >= 0)", d));
+  }
+  stats_->serviceTimeNs = d.count();
+}
+
 std::string GreeterProvider::start(registry::Registry& registry) {
   stats_->port = server_->listen();
-  const std::string url = providerUrl({advertiseHost_, stats_->port.load()});
+  url_ = providerUrl({advertiseHost_, stats_->port.load()});
   // Failback: if the registry is unreachable now, the registration is retried on the wheel and
   // re-sent after every registry reconnect (the registry may come back empty).
-  registry.registerUrl(url);
-  return url;
+  registry.registerUrl(url_);
+  return url_;
 }
 
 void GreeterProvider::stop() { server_->stop(); }
+
+net::ShutdownReport GreeterProvider::shutdown(registry::Registry& registry,
+                                              std::chrono::nanoseconds grace) {
+  if (url_.empty()) {
+    server_->stop();
+    return {};
+  }
+  return registry::shutdownProvider(registry, {url_}, *server_, grace);
+}
 
 std::uint64_t GreeterProvider::served() const noexcept { return stats_->served.load(); }
 

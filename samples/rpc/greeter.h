@@ -25,6 +25,7 @@
 #include <wheelbeat/net/tcp_server.h>
 #include <wheelbeat/registry/directory.h>
 #include <wheelbeat/registry/registry.h>
+#include <wheelbeat/registry/shutdown.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/task_listener.h>
 
@@ -63,8 +64,15 @@ public:
   // Listens, then registers the provider url (failback keeps it registered across registry
   // outages). Returns the url. Not from the loop thread.
   std::string start(wheelbeat::registry::Registry& registry);
-  // Stops serving (the registry drops the url with this process's registry session).
+  // Stops serving at once (the registry drops the url with this process's registry session).
   void stop();
+  // Graceful: unregisters the url, then TcpServer::shutdown(grace) (READONLY to every consumer,
+  // calls in flight answered, then closed). Not from the loop thread.
+  wheelbeat::net::ShutdownReport shutdown(wheelbeat::registry::Registry& registry,
+                                          std::chrono::nanoseconds grace);
+  // Each call waits this long (on the wheel) before it is answered: a service's work, for
+  // demonstrations and tests of graceful shutdown. >= 0 (std::invalid_argument); any thread.
+  void setServiceTime(std::chrono::nanoseconds d);
 
   [[nodiscard]] std::uint64_t served() const noexcept;
   // Heartbeat requests answered, summed over this provider's connections (updated on traffic).
@@ -76,6 +84,7 @@ private:
   std::shared_ptr<Stats> stats_;
   std::unique_ptr<wheelbeat::net::TcpServer> server_;
   std::string advertiseHost_;
+  std::string url_;  // set by start()
 };
 
 struct GreeterOptions {

@@ -151,6 +151,9 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(j["loop"]["max_partial_bytes"] == 0);
   CHECK(nlohmann::json::parse(toJson(Config{}))["loop"]["max_partial_bytes"] == 33554432);
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["max_connections"] == 0);
+  CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["shutdown_grace"] == "10s");
+  CHECK(loadString(R"({"server":{"shutdown_grace":"250ms"}})").server.shutdownGrace == 250ms);
+  CHECK(loadString(R"({"server":{"shutdown_grace":0}})").server.shutdownGrace == 0ms);
   CHECK(j["log_level"] == "debug");
   CHECK(j["service"] == nlohmann::json{{"interface", "org.example.Greeter"},
                                        {"application", "shop"},

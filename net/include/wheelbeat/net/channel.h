@@ -117,6 +117,14 @@ public:
   [[nodiscard]] virtual std::size_t queuedBytes() const noexcept = 0;
   // Inbound heartbeat requests answered. Any thread.
   [[nodiscard]] virtual std::uint64_t heartbeatsAnswered() const noexcept = 0;
+  // The peer sent Dubbo's READONLY event on this connection (codec.h): it is shutting down
+  // gracefully; send it no new calls (calls in flight are still answered). A client's next
+  // connection starts writable again. Any thread.
+  [[nodiscard]] virtual bool isReadOnly() const noexcept = 0;
+  // Two-way requests received on this connection and not yet answered: each inbound two-way
+  // non-event request counts one, each response (non-event) sent with send() answers one
+  // (ids are not matched). What a graceful shutdown waits for. Any thread.
+  [[nodiscard]] virtual std::int64_t unanswered() const noexcept = 0;
 };
 
 }  // namespace wheelbeat::net

@@ -12,8 +12,12 @@
 // Heartbeat request  DA BB E2 00 <id> 00 00 00 01 4E   (request | two-way | event | hessian2,
 //                                                        body = hessian2 null 'N')
 // Heartbeat response DA BB 22 14 <same id> 00 00 00 01 4E (event | hessian2, status OK)
-// Any frame with the event flag and the body "N" is a heartbeat (Dubbo's rule); other frames are
-// application frames and reach the embedding application untouched.
+// READONLY event      DA BB A2 00 <id> 00 00 00 02 01 52  (request | event | hessian2, one-way;
+//                                                        body = hessian2 string "R": Dubbo's
+//                                                        Request.READONLY_EVENT)
+// Any frame with the event flag and the body "N" is a heartbeat (Dubbo's rule); an event request
+// with the body 01 52 is READONLY: the server is shutting down gracefully, send it no new calls.
+// Other frames are application frames and reach the embedding application untouched.
 //
 // Threads: a FrameDecoder belongs to one channel and is used by one thread at a time (its loop).
 // The free functions are thread-safe.
@@ -42,6 +46,9 @@ inline constexpr std::uint8_t kSerializationMask = 0x1f;
 inline constexpr std::uint8_t kHessian2 = 2;  // serialization id
 inline constexpr std::uint8_t kStatusOk = 20;
 inline constexpr char kHessianNull = 'N';  // the heartbeat body
+// The READONLY event's body: hessian2's compact string of length 1, "R".
+inline constexpr std::string_view kReadOnlyBody{"\x01R", 2};
+inline constexpr std::size_t kReadOnlyFrameBytes = kHeaderSize + kReadOnlyBody.size();
 
 // A decoded frame. `body` points into the decoder's input or its own buffer: valid only during
 // the FrameSink::onFrame call that receives it (copy what you keep).
@@ -61,6 +68,10 @@ struct FrameView {
   [[nodiscard]] bool isHeartbeat() const noexcept {
     return isEvent() && body.size() == 1 && body[0] == kHessianNull;
   }
+  // An event request whose body is hessian2's "R" (two-way or not: Dubbo sends it one-way).
+  [[nodiscard]] bool isReadOnlyEvent() const noexcept {
+    return isEvent() && isRequest() && body == kReadOnlyBody;
+  }
 };
 
 // Appends one whole frame (header + body) to `out`. Throws std::invalid_argument if the body is
@@ -73,6 +84,8 @@ void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std:
 // The 17-byte heartbeat frames (see the file comment), appended to `out`.
 void encodeHeartbeatRequest(std::string& out, std::uint64_t id);
 void encodeHeartbeatResponse(std::string& out, std::uint64_t id);
+// The 18-byte READONLY event (see the file comment), appended to `out`.
+void encodeReadOnlyEvent(std::string& out, std::uint64_t id);
 
 // Why a stream was refused. The decoder stops at the first error: the channel must be closed.
 enum class DecodeError {

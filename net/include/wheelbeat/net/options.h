@@ -51,6 +51,8 @@ struct ServerOptions {
   std::size_t maxConnections = 0;
   CodecOptions codec{};
   std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
+  // TcpServer::shutdown()'s wait for requests in flight, >= 0. Dubbo: `shutdown.wait`, 10 s.
+  std::chrono::nanoseconds shutdownGrace = std::chrono::seconds(10);
   // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).
   tasks::HeartbeatOptions heartbeat{};
 };

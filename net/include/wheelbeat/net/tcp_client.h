@@ -39,8 +39,11 @@
 
 namespace wheelbeat::net {
 
-enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, Closed };
-// "disconnected", "connecting", "connected", "closed".
+// ReadOnly: connected, and the server sent Dubbo's READONLY event (it is shutting down
+// gracefully): calls in flight are answered, new calls belong elsewhere. Left when that
+// connection closes (Disconnected, then a reconnect starts writable again).
+enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, ReadOnly, Closed };
+// "disconnected", "connecting", "connected", "read-only", "closed".
 [[nodiscard]] std::string_view clientStateName(ClientState state) noexcept;
 
 namespace detail {

@@ -13,7 +13,12 @@
 //   ...
 //   server.stop();                          // every channel closed when it returns
 //
-// Threads: listen(), stop(), port(), connections(): any thread. Off the loop thread listen() and
+// Graceful shutdown (Dubbo's order; a registry-aware caller unregisters first, see
+// registry/shutdown.h): shutdown(grace) stops accepting, sends Dubbo's READONLY event on every
+// channel (clients stop sending new calls there), keeps answering what arrives, and closes
+// everything once no request is left unanswered or `grace` has passed.
+//
+// Threads: listen(), stop(), shutdown(), port(), connections(): any thread. Off the loop thread listen() and
 // stop() wait for the loop; on the loop thread (inside a handler) listen() runs inline and stop()
 // only begins the shutdown. The handler's callbacks run on the loop thread.
 #pragma once
@@ -24,6 +29,7 @@
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/tasks/task_listener.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,6 +39,13 @@ namespace wheelbeat::net {
 namespace detail {
 class ServerCore;
 }
+
+struct ShutdownReport {
+  std::size_t notified = 0;        // channels the READONLY event was queued on
+  std::int64_t inFlightAtStart = 0;  // requests unanswered when the shutdown began
+  std::int64_t abandoned = 0;      // still unanswered when `grace` ran out (0: drained)
+  std::chrono::nanoseconds elapsed{0};  // from the call to every channel closed
+};
 
 class TcpServer {
 public:
@@ -67,6 +80,16 @@ public:
   // and every channel are fully closed. Idempotent. If the loop is already stopping, its own
   // shutdown closes everything and stop() returns at once.
   void stop();
+  // Graceful stop (see the file comment): returns once every channel is closed, at most `grace`
+  // (plus a wheel tick) after the call. Requests arriving meanwhile are handed to the handler and
+  // their answers sent. Off the loop thread it waits; on it, it only begins (the report then
+  // holds `notified` and `inFlightAtStart`). After stop() or a second call: closes what is left
+  // and reports zeros. Throws std::invalid_argument for a negative `grace`.
+  ShutdownReport shutdown(std::chrono::nanoseconds grace);
+  // shutdown(options.shutdownGrace).
+  ShutdownReport shutdown();
+  // Requests received and not yet answered, over every open channel. Any thread.
+  [[nodiscard]] std::int64_t unanswered() const noexcept;
 
 private:
   EventLoop& loop_;
