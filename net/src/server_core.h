@@ -5,7 +5,6 @@
 #include "channel_core.h"
 
 #include <wheelbeat/net/tcp_server.h>
-
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
 #include <condition_variable>
@@ -120,8 +119,8 @@ private:
   bool listenerOpen_ = false;
   bool listened_ = false;
   bool stopping_ = false;
-  bool listenerClosing_ = false;  // uv_close called; listenerOpen_ until its callback
-  core::Timeout graceTimeout_;  // a shutdown's deadline
+  bool listenerClosing_ = false;      // uv_close called; listenerOpen_ until its callback
+  core::Timeout graceTimeout_;        // a shutdown's deadline
   std::shared_ptr<ServerCore> self_;  // keeps the listener's memory alive until its close cb
   std::unordered_map<ServerChannel*, std::shared_ptr<ServerChannel>> channels_;
 

@@ -93,10 +93,11 @@ int runProvider(NodeContext& node) {
   }
   // SIGTERM: Dubbo's graceful order (unregister, READONLY, answer what is in flight, close).
   const net::ShutdownReport report = provider.shutdown(*registry, node.cfg.server.shutdownGrace);
-  emitStatus(fmt::format("role=provider state=stopped port={} notified={} inflight={} "
-                         "abandoned={} drain_ms={}",
-                         portOf(url), report.notified, report.inFlightAtStart, report.abandoned,
-                         micros(report.elapsed) / 1000));
+  emitStatus(
+      fmt::format("role=provider state=stopped port={} notified={} inflight={} "
+                  "abandoned={} drain_ms={}",
+                  portOf(url), report.notified, report.inFlightAtStart, report.abandoned,
+                  micros(report.elapsed) / 1000));
   registry->close();
   return 0;
 }

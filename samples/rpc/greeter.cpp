@@ -172,7 +172,8 @@ GreeterProvider::~GreeterProvider() { stop(); }
 
 void GreeterProvider::setServiceTime(std::chrono::nanoseconds d) {
   if (d < std::chrono::nanoseconds(0)) {
-    throw std::invalid_argument(fmt::format("GreeterProvider: serviceTime = {} (expected: >= 0)", d));
+    throw std::invalid_argument(
+        fmt::format("GreeterProvider: serviceTime = {} (expected: >= 0)", d));
   }
   stats_->serviceTimeNs = d.count();
 }

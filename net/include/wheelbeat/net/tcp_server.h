@@ -18,9 +18,9 @@
 // channel (clients stop sending new calls there), keeps answering what arrives, and closes
 // everything once no request is left unanswered or `grace` has passed.
 //
-// Threads: listen(), stop(), shutdown(), port(), connections(): any thread. Off the loop thread listen() and
-// stop() wait for the loop; on the loop thread (inside a handler) listen() runs inline and stop()
-// only begins the shutdown. The handler's callbacks run on the loop thread.
+// Threads: listen(), stop(), shutdown(), port(), connections(): any thread. Off the loop thread
+// listen() and stop() wait for the loop; on the loop thread (inside a handler) listen() runs inline
+// and stop() only begins the shutdown. The handler's callbacks run on the loop thread.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -41,9 +41,9 @@ class ServerCore;
 }
 
 struct ShutdownReport {
-  std::size_t notified = 0;        // channels the READONLY event was queued on
-  std::int64_t inFlightAtStart = 0;  // requests unanswered when the shutdown began
-  std::int64_t abandoned = 0;      // still unanswered when `grace` ran out (0: drained)
+  std::size_t notified = 0;             // channels the READONLY event was queued on
+  std::int64_t inFlightAtStart = 0;     // requests unanswered when the shutdown began
+  std::int64_t abandoned = 0;           // still unanswered when `grace` ran out (0: drained)
   std::chrono::nanoseconds elapsed{0};  // from the call to every channel closed
 };
 
