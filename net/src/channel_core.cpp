@@ -161,6 +161,19 @@ RequestResult ChannelCore::request(std::string_view body, std::chrono::nanosecon
   return {r, reqId};
 }
 
+std::size_t ChannelCore::pendingRequests() const noexcept {
+  std::shared_ptr<RequestTracker> t;
+  {
+    std::lock_guard lock(outMutex_);
+    t = tracker_;
+  }
+  try {
+    return t ? t->pending() : 0;
+  } catch (...) {  // a lock failure: report nothing pending rather than throw
+    return 0;
+  }
+}
+
 std::shared_ptr<RequestTracker> ChannelCore::tracker(bool create) {
   std::lock_guard lock(outMutex_);
   if (!tracker_ && create) tracker_ = std::make_shared<RequestTracker>(loop_, timer_);

@@ -75,6 +75,7 @@ public:
   [[nodiscard]] std::int64_t unanswered() const noexcept override {
     return unanswered_.load(std::memory_order_acquire);
   }
+  [[nodiscard]] std::size_t pendingRequests() const noexcept override;
   // Queues Dubbo's READONLY event (codec.h) with a fresh id. Any thread.
   SendResult sendReadOnly() noexcept;
 

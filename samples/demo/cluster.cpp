@@ -76,7 +76,7 @@ Node& Cluster::start(std::string name, std::string role, std::vector<std::string
 
 void Cluster::restart(const std::string& name) {
   Node& n = node(name);
-  if (n.life == Life::Running || n.life == Life::Frozen) kill(name);
+  if (n.life == Life::Running || n.life == Life::Frozen || n.life == Life::Stopping) kill(name);
   n.status = {};
   n.buffer.clear();
   spawn(n);
@@ -162,7 +162,7 @@ void Cluster::reap(Node& node, bool block) {
   const pid_t r = ::waitpid(node.pid, &status, block ? 0 : WNOHANG);
   if (r != node.pid) return;
   node.exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (node.life != Life::Killed) node.life = Life::Exited;
+  if (node.life != Life::Killed && node.life != Life::Stopping) node.life = Life::Exited;
   node.pid = -1;
   if (node.fd >= 0) {
     readFrom(node);  // the last lines it wrote
@@ -177,6 +177,11 @@ void Cluster::kill(const std::string& name) {
   ::kill(n.pid, SIGKILL);
   n.life = Life::Killed;
   reap(n, true);
+}
+
+void Cluster::terminate(const std::string& name) {
+  Node& n = node(name);
+  if (n.pid > 0 && ::kill(n.pid, SIGTERM) == 0) n.life = Life::Stopping;
 }
 
 void Cluster::freeze(const std::string& name) {

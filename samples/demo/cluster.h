@@ -39,7 +39,8 @@ struct LinkView {
 };
 [[nodiscard]] std::vector<LinkView> linksOf(const NodeStatus& status);
 
-enum class Life { Running, Frozen, Killed, Exited };
+// Stopping: sent SIGTERM on purpose (terminate()); it is expected to exit, with cleanExit.
+enum class Life { Running, Frozen, Killed, Stopping, Exited };
 
 struct Node {
   std::string name;
@@ -77,6 +78,8 @@ public:
   void kill(const std::string& name);    // SIGKILL + waitpid
   void freeze(const std::string& name);  // SIGSTOP
   void thaw(const std::string& name);    // SIGCONT
+  // SIGTERM, without waiting: pump() reaps it (life stays Stopping; exitStatus tells how).
+  void terminate(const std::string& name);
   // SIGTERM (and SIGCONT) to every live child, up to `grace` for them to exit, then SIGKILL;
   // every child reaped. Returns how many exited with a non-zero status.
   int stopAll(std::chrono::milliseconds grace = std::chrono::seconds(10));

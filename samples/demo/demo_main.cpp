@@ -46,6 +46,7 @@ demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
   o.reconnectMax = client.reconnectBackoff.maxDelay;
   o.registryRetry = cfg.failback.registryRetry.maxDelay;
   o.session = cfg.registry.session;
+  o.shutdownGrace = cfg.server.shutdownGrace;
   return o;
 }
 

@@ -21,6 +21,9 @@ namespace demo {
 
 namespace {
 
+// Each greeting "works" this long before it is answered.
+constexpr std::chrono::milliseconds kServiceTime{50};
+
 std::string portOf(const std::string& url) {
   const auto endpoint = samples::rpc::endpointOfUrl(url);
   return endpoint ? std::to_string(endpoint->port) : url;
@@ -79,6 +82,7 @@ int runProvider(NodeContext& node) {
   auto registry = wheelbeat::registry::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
   registry->start();
   GreeterProvider provider(node.loop, node.timer, options);
+  provider.setServiceTime(kServiceTime);  // calls are in flight when a SIGTERM comes
   const std::string url = provider.start(*registry);
   while (!node.shutdown.wait(kStatusPeriod)) {
     const net::TcpClient* link = connectionOf(*registry);

@@ -140,6 +140,8 @@ void Scenario::run() {
   pumpFor(kSettle);
   restartRegistry();
   pumpFor(kSettle);
+  rollingRestart();
+  pumpFor(kSettle);
   event("scenario complete");
 }
 

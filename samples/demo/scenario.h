@@ -35,6 +35,7 @@ struct DemoOptions {
   std::chrono::nanoseconds reconnectMax{0};   // reconnect backoff cap
   std::chrono::nanoseconds registryRetry{0};  // failback registry retry cap
   std::chrono::nanoseconds session{0};        // Redis: a registration not renewed expires
+  std::chrono::nanoseconds shutdownGrace{0};  // a provider's graceful shutdown bound
 };
 
 struct Recovery {
@@ -72,6 +73,7 @@ private:
   void freezeProvider();
   void thawProvider(const std::string& providerPort);
   void restartRegistry();
+  void rollingRestart();
   void startZookeeper();
   void awaitZookeeper();
   // Pumps status lines until every check held once or `bound` passed; records each check.

@@ -273,4 +273,55 @@ void Scenario::restartRegistry() {
   await("restart registry", std::move(checks), back + kMargin);
 }
 
+// A rolling restart of provider-3: SIGTERM, and the provider leaves in Dubbo's order
+// (unregister, READONLY to every consumer, answer what is in flight, close, exit 0); then it is
+// started again (a new port) and consumers call it. Not one consumer call may fail meanwhile.
+void Scenario::rollingRestart() {
+  const std::string p3 = port("provider-3");
+  std::map<std::string, std::uint64_t> failedBefore;
+  for (const Node& n : cluster_.nodes()) {
+    if (n.role == "consumer") failedBefore[n.name] = n.status.number("fail");
+  }
+  cluster_.terminate("provider-3");
+  event(fmt::format("SIGTERM provider-3 (port {}): graceful shutdown", p3));
+  await(
+      "rolling restart",
+      {{"provider-3 drained and exited 0",
+        [this] {
+          const Node& n = cluster_.node("provider-3");
+          return n.pid <= 0 && n.exitStatus == 0;
+        }},
+       {"consumers stopped calling provider-3",
+        [=, this] { return everyConsumer([&](const Node& n) { return !usable(n.status, p3); }); }}},
+      options_.shutdownGrace + kMargin);
+  const NodeStatus& last = cluster_.node("provider-3").status;  // its "state=stopped" line
+  event(fmt::format(
+      "provider-3 stopped: READONLY sent on {} link(s), {} call(s) in flight, "
+      "{} abandoned, drained in {} ms",
+      last.text("notified"), last.text("inflight"), last.text("abandoned"), last.text("drain_ms")));
+  cluster_.restart("provider-3");
+  const auto t = SteadyClock::now();
+  event("provider-3 started again");
+  await("rolling restart",
+        {{"provider-3 is back and every consumer calls it",
+          [=, this] {
+            const Node& p = cluster_.node("provider-3");
+            const std::string now = port("provider-3");
+            return p.status.at > t && !now.empty() && consumersFresh(t) &&
+                   everyConsumer([&](const Node& n) {
+                     const auto l = linkTo(n.status, now);
+                     return l && l->usable && l->ok > 0;
+                   });
+          }}},
+        std::chrono::seconds(10) + kMargin);
+  // Monotonic counts: equal now means no call failed from the SIGTERM to here.
+  await("rolling restart",
+        {{"0 failed calls from SIGTERM to rejoin",
+          [=, this] {
+            return everyConsumer(
+                [&](const Node& n) { return n.status.number("fail") == failedBefore.at(n.name); });
+          }}},
+        std::chrono::seconds(1));
+}
+
 }  // namespace demo

@@ -11,6 +11,8 @@ std::string stateOf(const Node& n) {
   switch (n.life) {
     case Life::Killed: return "KILLED";
     case Life::Frozen: return "FROZEN";
+    case Life::Stopping:
+      return n.pid > 0 ? std::string("STOPPING") : fmt::format("stopped({})", n.exitStatus);
     case Life::Exited: return fmt::format("exited({})", n.exitStatus);
     case Life::Running: break;
   }

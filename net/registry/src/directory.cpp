@@ -20,8 +20,10 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace wheelbeat::registry {
 
@@ -48,6 +50,7 @@ void validate(const DirectoryOptions& o) {
   if (o.protectionWindow < nanoseconds(0)) {
     reject("protectionWindow", seconds(o.protectionWindow), ">= 0");
   }
+  if (o.leaveDrain < nanoseconds(0)) reject("leaveDrain", seconds(o.leaveDrain), ">= 0");
   net::ClientOptions probe = o.client;
   probe.server.port = 1;  // replaced per provider
   net::validate(probe);
@@ -93,10 +96,12 @@ public:
   // drained; on it, the clients close in the background and their events follow.
   void close() {
     std::map<std::string, Entry> clients;
+    std::vector<Leaving> draining;
     {
       std::lock_guard lock(mutex_);
       if (std::exchange(closed_, true)) return;
       clients.swap(clients_);
+      draining.swap(draining_);
       recheck_.cancel();
     }
     try {
@@ -106,6 +111,7 @@ public:
                 e.what());
     }
     for (auto& [url, entry] : clients) shut(url, entry, "directory closed");
+    for (auto& d : draining) shut(d.url, d.entry, "directory closed");
     if (!loop_.isLoopThread()) {
       // Every event posted before this point runs before call() returns (posts run in order). A
       // loop already stopped ran (or dropped) them: nothing to wait for.
@@ -256,7 +262,7 @@ private:
       }
       if (!leaving.empty() || !joining.empty()) ++stats_.listsApplied;
     }
-    for (auto& [url, entry] : leaving) shut(url, entry, "provider left the registry");
+    for (auto& [url, entry] : leaving) retire(url, std::move(entry), "provider left the registry");
     for (const auto& url : joining) open(url);
     if ((!leaving.empty() || !joining.empty()) && events_.onList) events_.onList(urls);
   }
@@ -350,6 +356,54 @@ private:
     };
   }
 
+  // A provider that left: closed now, or once its calls in flight are answered (leaveDrain).
+  void retire(const std::string& url, Entry entry, std::string_view why) {
+    if (options_.leaveDrain <= nanoseconds(0) || entry.client->channel().pendingRequests() == 0) {
+      shut(url, entry, why);
+      return;
+    }
+    const auto client = entry.client;
+    {
+      std::lock_guard lock(mutex_);
+      draining_.push_back(Leaving{url, std::move(entry), std::string(why)});
+    }
+    awaitDrain(client, timer_.now() + options_.leaveDrain);
+  }
+
+  void awaitDrain(const std::shared_ptr<net::TcpClient>& client, nanoseconds deadline) {
+    std::weak_ptr<Impl> weak = weak_from_this();
+    try {
+      timer_.newTimeout(
+          [weak, client, deadline] {
+            auto self = weak.lock();
+            if (!self) return;
+            if (client->channel().pendingRequests() > 0 && self->timer_.now() < deadline) {
+              self->awaitDrain(client, deadline);
+              return;
+            }
+            self->loop_.post([weak, client] {
+              if (auto s = weak.lock()) s->drained(client);
+            });
+          },
+          std::chrono::milliseconds(10));
+    } catch (const std::exception&) {  // the wheel stopped: nothing will wait, close now
+      drained(client);
+    }
+  }
+
+  void drained(const std::shared_ptr<net::TcpClient>& client) {
+    std::optional<Leaving> done;
+    {
+      std::lock_guard lock(mutex_);
+      const auto it = std::find_if(draining_.begin(), draining_.end(),
+                                   [&](const Leaving& l) { return l.entry.client == client; });
+      if (it == draining_.end()) return;  // close() took it
+      done = std::move(*it);
+      draining_.erase(it);
+    }
+    shut(done->url, done->entry, done->why);
+  }
+
   void shut(const std::string& /*url*/, Entry& entry, std::string_view why) {
     *entry.why = std::string(why);
     {
@@ -369,8 +423,14 @@ private:
 
   mutable std::mutex mutex_;  // guards everything below
   std::map<std::string, Entry> clients_;
-  std::size_t next_ = 0;  // round robin position
-  bool held_ = false;     // an empty list is held back
+  struct Leaving {
+    std::string url;
+    Entry entry;
+    std::string why;
+  };
+  std::vector<Leaving> draining_;  // left the list, calls in flight (leaveDrain)
+  std::size_t next_ = 0;           // round robin position
+  bool held_ = false;              // an empty list is held back
   bool closed_ = false;
   core::Timeout recheck_;
   Stats stats_;

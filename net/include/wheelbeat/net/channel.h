@@ -125,6 +125,8 @@ public:
   // non-event request counts one, each response (non-event) sent with send() answers one
   // (ids are not matched). What a graceful shutdown waits for. Any thread.
   [[nodiscard]] virtual std::int64_t unanswered() const noexcept = 0;
+  // Requests this side sent with request() that await their response (or timeout). Any thread.
+  [[nodiscard]] virtual std::size_t pendingRequests() const noexcept = 0;
 };
 
 }  // namespace wheelbeat::net

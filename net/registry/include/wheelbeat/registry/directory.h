@@ -3,7 +3,10 @@
 //   - a provider that appears is connected at once (its client starts when the list arrives);
 //   - a provider that leaves has its client closed within that notification: its reconnect task
 //     ends with it, so no attempt is made to a provider the registry no longer lists (Dubbo's
-//     oldest complaint: consumers reconnecting for ever to providers that left);
+//     oldest complaint: consumers reconnecting for ever to providers that left). Calls still in
+//     flight on it (Channel::pendingRequests()) may finish first: it is no longer picked nor
+//     listed, and closes once they are answered or after `leaveDrain` (a provider shutting
+//     down gracefully answers them: see registry/shutdown.h);
 //   - a provider url's `heartbeat` parameter (ms) sets that client's heartbeat interval (Dubbo
 //     does this: providers advertise their own), clamped to [minHeartbeat, maxHeartbeat].
 //
@@ -47,6 +50,9 @@ struct DirectoryOptions {
   // replaced by the provider's address, heartbeat.heartbeat by its `heartbeat` parameter.
   net::ClientOptions client{};
   bool emptyProtection = true;
+  // How long calls in flight to a provider that left may still finish before its client closes
+  // (checked every 10 ms). 0 = close at once (they fail as Closed). >= 0.
+  std::chrono::nanoseconds leaveDrain = std::chrono::seconds(5);
   // How long after the registry link came back an empty list is still distrusted. Usually the
   // registry's session (RegistryOptions::session): providers re-register within it. >= 0.
   std::chrono::nanoseconds protectionWindow = std::chrono::seconds(60);
