@@ -87,6 +87,10 @@ public:
   // Loop: stops accepting, READONLY on every channel, stop() once drained or after `grace`.
   void shutdown(std::chrono::nanoseconds grace, ShutdownReport& report) noexcept;
   void unansweredDelta(std::int64_t delta) noexcept;  // any thread
+  // A shutdown lasts at least this (or its grace, if shorter): calls sent before a client read
+  // READONLY are still on the wire.
+  static constexpr std::chrono::milliseconds kQuiet{100};
+  void quietOver() noexcept;  // loop
   void closeForShutdown() noexcept override { stop(); }
   void channelClosed(ServerChannel* channel) noexcept;  // loop
   void waitStopped();                                   // any thread but the loop's
@@ -121,6 +125,8 @@ private:
   bool stopping_ = false;
   bool listenerClosing_ = false;      // uv_close called; listenerOpen_ until its callback
   core::Timeout graceTimeout_;        // a shutdown's deadline
+  core::Timeout quietTimeout_;        // a shutdown's shortest drain (kQuiet)
+  bool quiet_ = false;                // the quiet period is over
   std::shared_ptr<ServerCore> self_;  // keeps the listener's memory alive until its close cb
   std::unordered_map<ServerChannel*, std::shared_ptr<ServerChannel>> channels_;
 

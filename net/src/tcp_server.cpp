@@ -175,19 +175,22 @@ void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report
     channel->flush();
   }
   report.inFlightAtStart = unanswered.load(std::memory_order_acquire);
-  if (report.inFlightAtStart <= 0) {
+  if (grace <= std::chrono::nanoseconds(0)) {
     stop();
     return;
   }
   std::weak_ptr<ServerCore> weak = weak_from_this();
+  auto onLoop = [weak, &loop = loop_](void (ServerCore::*step)() noexcept) {
+    return [weak, &loop, step] {
+      loop.post([weak, step] {
+        if (auto self = weak.lock()) (self.get()->*step)();
+      });
+    };
+  };
   try {
-    graceTimeout_ = timer_.newTimeout(
-        [weak, &loop = loop_] {
-          loop.post([weak] {
-            if (auto self = weak.lock()) self->stop();
-          });
-        },
-        grace);
+    graceTimeout_ = timer_.newTimeout(onLoop(&ServerCore::stop), grace);
+    quietTimeout_ = timer_.newTimeout(onLoop(&ServerCore::quietOver),
+                                      std::min<std::chrono::nanoseconds>(grace, kQuiet));
   } catch (const std::exception& e) {  // the wheel stopped: no grace to give
     core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: shutdown: {}", port.load(),
               e.what());
@@ -195,12 +198,19 @@ void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report
   }
 }
 
+// Requests already on the wire when READONLY went out still arrive: the drain is not over before
+// the quiet period, even with nothing unanswered.
+void ServerCore::quietOver() noexcept {
+  quiet_ = true;
+  if (unanswered.load(std::memory_order_acquire) <= 0) stop();
+}
+
 void ServerCore::unansweredDelta(std::int64_t delta) noexcept {
   const std::int64_t now = unanswered.fetch_add(delta, std::memory_order_acq_rel) + delta;
   if (now != 0 || !draining_.load(std::memory_order_acquire)) return;
   std::weak_ptr<ServerCore> weak = weak_from_this();
   loop_.post([weak] {  // drained: close now (a refused post means the loop closes everything)
-    if (auto self = weak.lock()) self->stop();
+    if (auto self = weak.lock(); self && self->quiet_) self->stop();
   });
 }
 
@@ -208,6 +218,7 @@ void ServerCore::stop() noexcept {
   if (!stopping_) {
     stopping_ = true;
     graceTimeout_.cancel();
+    quietTimeout_.cancel();
     if (draining_.load(std::memory_order_acquire)) {
       abandoned.store(std::max<std::int64_t>(0, unanswered.load(std::memory_order_acquire)),
                       std::memory_order_release);

@@ -16,7 +16,9 @@
 // Graceful shutdown (Dubbo's order; a registry-aware caller unregisters first, see
 // registry/shutdown.h): shutdown(grace) stops accepting, sends Dubbo's READONLY event on every
 // channel (clients stop sending new calls there), keeps answering what arrives, and closes
-// everything once no request is left unanswered or `grace` has passed.
+// everything once no request is left unanswered (and at least 100 ms, or `grace` if shorter,
+// have passed: calls sent before a client read READONLY are still arriving) or `grace` has
+// passed.
 //
 // Threads: listen(), stop(), shutdown(), port(), connections(): any thread. Off the loop thread
 // listen() and stop() wait for the loop; on the loop thread (inside a handler) listen() runs inline
