@@ -43,6 +43,11 @@ public:
   [[nodiscard]] ClientState state() const noexcept {
     return state_.load(std::memory_order_acquire);
   }
+  [[nodiscard]] Connectivity connectivity() const noexcept {
+    return connectivity_.load(std::memory_order_acquire);
+  }
+  // Before start() only: false (nothing set) after it.
+  bool setConnectivityCallback(TcpClient::ConnectivityCallback callback);
   [[nodiscard]] std::uint64_t attempts() const noexcept {
     return attempts_.load(std::memory_order_relaxed);
   }
@@ -62,13 +67,17 @@ private:
   void armConnectTimeout(std::uint64_t attempt);
   void cancelTimers() noexcept;
   void wakeReconnectTask() noexcept;
-  void setState(ClientState next) noexcept;  // loop (and closeForGood() once the loop is gone)
-  void finishClosed() noexcept;
+  // Loop (and closeForGood() once the loop is gone). `reason` says why, for the connectivity
+  // callback and the debug log.
+  void setState(ClientState next, std::string_view reason) noexcept;
+  void finishClosed(std::string_view reason) noexcept;
   [[nodiscard]] std::string target() const;
 
   const ClientOptions options_;
   const TcpClient::StateCallback onState_;
   std::atomic<ClientState> state_{ClientState::Disconnected};
+  std::atomic<Connectivity> connectivity_{Connectivity::Idle};
+  TcpClient::ConnectivityCallback onConnectivity_;  // set before start(), then read-only
   std::atomic<std::uint64_t> attempts_{0};
 
   std::mutex mutex_;  // guards the task pointers, connectTimeout_, started_, closedDone_

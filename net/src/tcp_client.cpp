@@ -25,6 +25,18 @@ std::string_view clientStateName(ClientState state) noexcept {
   return "unknown";
 }
 
+std::string_view connectivityName(Connectivity c) noexcept {
+  switch (c) {
+    case Connectivity::Idle: return "idle";
+    case Connectivity::Connecting: return "connecting";
+    case Connectivity::Ready: return "ready";
+    case Connectivity::TransientFailure: return "transient_failure";
+    case Connectivity::ReadOnly: return "read_only";
+    case Connectivity::Shutdown: return "shutdown";
+  }
+  return "unknown";
+}
+
 namespace detail {
 
 ClientChannel::ClientChannel(const ChannelConfig& config, ClientOptions options,
@@ -58,12 +70,43 @@ void ClientChannel::readOnlyReceived() noexcept {
   if (state() != ClientState::Connected) return;
   core::log(core::LogLevel::Info, "wheelbeat: client {}: the server is shutting down (READONLY)",
             target());
-  setState(ClientState::ReadOnly);
+  setState(ClientState::ReadOnly, "READONLY event: the server is shutting down");
 }
 
-void ClientChannel::setState(ClientState next) noexcept {
+namespace {
+Connectivity connectivityOf(ClientState s) noexcept {
+  switch (s) {
+    case ClientState::Disconnected: return Connectivity::TransientFailure;
+    case ClientState::Connecting: return Connectivity::Connecting;
+    case ClientState::Connected: return Connectivity::Ready;
+    case ClientState::ReadOnly: return Connectivity::ReadOnly;
+    case ClientState::Closed: return Connectivity::Shutdown;
+  }
+  return Connectivity::Shutdown;
+}
+}  // namespace
+
+bool ClientChannel::setConnectivityCallback(TcpClient::ConnectivityCallback callback) {
+  std::lock_guard lock(mutex_);
+  if (started_) return false;
+  onConnectivity_ = std::move(callback);
+  return true;
+}
+
+void ClientChannel::setState(ClientState next, std::string_view reason) noexcept {
   const ClientState prev = state_.exchange(next, std::memory_order_acq_rel);
-  if (prev != next && onState_) safely("the state callback", [&] { onState_(prev, next); });
+  if (prev == next) return;
+  if (onState_) safely("the state callback", [&] { onState_(prev, next); });
+  const Connectivity to = connectivityOf(next);
+  const Connectivity from = connectivity_.exchange(to, std::memory_order_acq_rel);
+  if (from == to) return;
+  core::log(core::LogLevel::Debug, "wheelbeat: client {}: {} -> {}: {}", target(),
+            connectivityName(from), connectivityName(to), reason);
+  if (onConnectivity_) {
+    safely("the connectivity callback", [&] {
+      onConnectivity_(ConnectivityChange{from, to, std::string(reason)});
+    });
+  }
 }
 
 // Connecting
@@ -81,7 +124,7 @@ void ClientChannel::connect() noexcept {
     return;
   }
   setCurrent(stream);
-  setState(ClientState::Connecting);
+  setState(ClientState::Connecting, fmt::format("connect attempt {} to {}", attempt, target()));
   sockaddr_storage addr{};
   const bool started =
       toSockaddr(options_.server, addr).ok() ? dial(*stream, addr) : resolve(*stream, attempt);
@@ -186,7 +229,7 @@ void ClientChannel::connected(Stream& stream, int status) noexcept {
                 reasonFromError(NetError(status), true, fmt::format("connect to {}", target())));
     return;
   }
-  setState(ClientState::Connected);
+  setState(ClientState::Connected, fmt::format("connected to {}", target()));
   attach(&stream);
 }
 
@@ -237,15 +280,16 @@ bool ClientChannel::closeForGood(std::string reason) {
   auto self = std::static_pointer_cast<ClientChannel>(shared_from_this());
   const bool posted = loop().post([self, why = std::move(reason)]() mutable {
     if (!self->closeCurrent(CloseReason{CloseKind::ClosedByOwner, {}, std::move(why)})) {
-      self->finishClosed();  // no socket: closed at once
+      self->finishClosed("closed by owner");  // no socket: closed at once
     }
   });
-  if (!posted) finishClosed();  // the loop is stopping: its shutdown closes the socket
+  if (!posted)
+    finishClosed("closed by owner");  // the loop is stopping: its shutdown closes the socket
   return posted;
 }
 
-void ClientChannel::finishClosed() noexcept {
-  setState(ClientState::Closed);
+void ClientChannel::finishClosed(std::string_view reason) noexcept {
+  setState(ClientState::Closed, reason);
   std::lock_guard lock(mutex_);
   closedDone_ = true;
   closedCv_.notify_all();
@@ -266,13 +310,14 @@ void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
     std::lock_guard lock(mutex_);
     connectTimeout_.cancel();
   }
+  const std::string why = fmt::format("{}", reason);
   if (isClosed()) {
-    setState(ClientState::Closed);
+    setState(ClientState::Closed, why);
     notifyClosed(reason);
-    finishClosed();  // wakes close(): the handler has seen the close by then
+    finishClosed(why);  // wakes close(): the handler has seen the close by then
     return;
   }
-  setState(ClientState::Disconnected);
+  setState(ClientState::Disconnected, why);
   notifyClosed(reason);
   if (reconnectPending_) {
     reconnectPending_ = false;
@@ -313,6 +358,12 @@ void TcpClient::close(std::string_view reason) {
 }
 
 ClientState TcpClient::state() const noexcept { return channel_->state(); }
+Connectivity TcpClient::connectivity() const noexcept { return channel_->connectivity(); }
+void TcpClient::onConnectivity(ConnectivityCallback callback) {
+  if (!channel_->setConnectivityCallback(std::move(callback))) {
+    throw std::logic_error("wheelbeat: TcpClient::onConnectivity() after start()");
+  }
+}
 Channel& TcpClient::channel() const noexcept { return *channel_; }
 std::uint64_t TcpClient::connectAttempts() const noexcept { return channel_->attempts(); }
 

@@ -207,6 +207,49 @@ TEST_CASE("shutdown: when the grace runs out the unanswered requests are abandon
   client.close();
 }
 
+TEST_CASE("connectivity: gRPC states with a reason for every transition") {
+  Env env;
+  DelayedServer s(env, 0ms);
+  const auto port = s.server.listen();
+  TcpClient client(env.loop, env.timer, clientOptions(port));
+  std::mutex mutex;
+  std::vector<ConnectivityChange> changes;
+  client.onConnectivity([&](const ConnectivityChange& c) {
+    std::lock_guard lock(mutex);
+    changes.push_back(c);
+  });
+  auto seen = [&] {
+    std::lock_guard lock(mutex);
+    return changes;
+  };
+  CHECK(client.connectivity() == Connectivity::Idle);
+  client.start();
+  CHECK_THROWS_AS(client.onConnectivity({}), std::logic_error);
+  REQUIRE(waitFor([&] { return client.connectivity() == Connectivity::Ready; }, 5s));
+  (void)s.server.shutdown(5s);  // READONLY, then the connection closes; nobody listens any more
+  REQUIRE(waitFor([&] { return seen().size() >= 5; }, 5s));
+  client.close();
+  CHECK(client.connectivity() == Connectivity::Shutdown);
+
+  const auto c = seen();
+  REQUIRE(c.size() >= 6);
+  CHECK(c[0].from == Connectivity::Idle);
+  CHECK(c[0].to == Connectivity::Connecting);
+  CHECK(c[0].reason == fmt::format("connect attempt 1 to 127.0.0.1:{}", port));
+  CHECK(c[1].to == Connectivity::Ready);
+  CHECK(c[1].reason == fmt::format("connected to 127.0.0.1:{}", port));
+  CHECK(c[2].to == Connectivity::ReadOnly);
+  CHECK(c[2].reason == "READONLY event: the server is shutting down");
+  CHECK(c[3].from == Connectivity::ReadOnly);
+  CHECK(c[3].to == Connectivity::TransientFailure);
+  CHECK(c[3].reason.find("eof") != std::string::npos);
+  CHECK(c[4].to == Connectivity::Connecting);  // the reconnect task tries again: refused
+  CHECK(c.back().to == Connectivity::Shutdown);
+  for (std::size_t i = 1; i < c.size(); ++i) CHECK(c[i].from == c[i - 1].to);
+  CHECK(connectivityName(Connectivity::TransientFailure) == "transient_failure");
+  CHECK(connectivityName(Connectivity::ReadOnly) == "read_only");
+}
+
 TEST_CASE("shutdown: a negative grace is rejected and changes nothing") {
   Env env;
   DelayedServer s(env, 0ms);

@@ -46,6 +46,28 @@ enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, Rea
 // "disconnected", "connecting", "connected", "read-only", "closed".
 [[nodiscard]] std::string_view clientStateName(ClientState state) noexcept;
 
+// Connectivity in gRPC's vocabulary (plus read-only): Idle before the first attempt,
+// Connecting, Ready (connected), TransientFailure (the last connection or attempt failed; the
+// reconnect task retries), ReadOnly (ClientState::ReadOnly), Shutdown (closed for good).
+enum class Connectivity : std::uint8_t {
+  Idle,
+  Connecting,
+  Ready,
+  TransientFailure,
+  ReadOnly,
+  Shutdown
+};
+// "idle", "connecting", "ready", "transient_failure", "read_only", "shutdown".
+[[nodiscard]] std::string_view connectivityName(Connectivity c) noexcept;
+
+// One transition with why it happened, e.g. {Ready, TransientFailure, "eof: peer closed the
+// connection"} or {Connecting, Ready, "connected to 10.0.0.5:20880"}.
+struct ConnectivityChange {
+  Connectivity from = Connectivity::Idle;
+  Connectivity to = Connectivity::Idle;
+  std::string reason;
+};
+
 namespace detail {
 class ClientChannel;
 }
@@ -53,6 +75,9 @@ class ClientChannel;
 class TcpClient {
 public:
   using StateCallback = std::function<void(ClientState from, ClientState to)>;
+  // Every connectivity transition, with its reason; on the loop thread (or on the closing
+  // thread once the loop is gone).
+  using ConnectivityCallback = std::function<void(const ConnectivityChange&)>;
 
   // Validates `options` (std::invalid_argument, see options.h). options.server.host is an IP
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
@@ -81,6 +106,10 @@ public:
   void close(std::string_view reason = "closed by owner");
 
   [[nodiscard]] ClientState state() const noexcept;
+  // gRPC's view of state() (see Connectivity). Any thread.
+  [[nodiscard]] Connectivity connectivity() const noexcept;
+  // Sets the connectivity callback. Before start() only (std::logic_error after). Any thread.
+  void onConnectivity(ConnectivityCallback callback);
   // The stable channel (send, request, attachment, timestamps). Valid as long as the client.
   [[nodiscard]] Channel& channel() const noexcept;
   // Connect attempts begun so far (the first one included).
