@@ -32,6 +32,8 @@ DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
 # The chaos suite (tests/chaos/, release tree, as root): network namespaces and veth pairs (`ip`,
 # `ss`) and nftables rules (`nft`) as faults; without them its tests report themselves skipped.
 DEB_PACKAGES += iproute2 nftables
+# make bench's report: jq reads its JSON lines, gnuplot draws the charts (tests/bench/report.sh).
+DEB_PACKAGES += jq gnuplot-nox
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -120,11 +122,24 @@ demo: build
 # The wheel benchmark (ARGS), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given to
 # all three, e.g. NET_ARGS=--quick), then D1, the failure detectors under faults (D1_ARGS; needs
 # root and nftables, else it says why and is skipped: exit code 77): ~8 min in all.
-bench: build
-	./build/bin/wheelbeat_bench $(ARGS)
-	./build/bin/wheelbeat_net_bench --scenario H1 $(NET_ARGS)
-	./build/bin/wheelbeat_net_bench --scenario H2 $(NET_ARGS)
-	./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]
+# stdout carries only the JSON lines (the build's output and every progress line go to stderr);
+# they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
+# build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
+BENCH_DIR := build/bench
+bench:
+	@$(MAKE) --no-print-directory build >&2
+	@mkdir -p $(BENCH_DIR) && : > $(BENCH_DIR)/results.jsonl
+	@set -o pipefail; \
+	echo "bench: the wheel, S1-S7 (~2.5 min)" >&2; \
+	./build/bin/wheelbeat_bench $(ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
+	for s in H1 H2; do \
+	  echo "bench: heartbeats at scale, $$s (~1 min)" >&2; \
+	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
+	done; \
+	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
+	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
+	  | tee -a $(BENCH_DIR)/results.jsonl; \
+	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR)
 
 # The soak (not in CI): 2 000 connections churned by a random fault every 1-4 s (server and
 # registry restarts, garbage and partial-frame peers, loop stalls) for SOAK_MINUTES; one JSON line

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ctest bench_report: tests/bench/report.sh on a recorded run (data/sample_results.jsonl: S5, H1
+# and H2 lines of a real `make bench`) writes both charts and a report whose tables hold exactly
+# the recorded values; a run without S5 says so; a wrong call exits 2.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$here/report.sh" "$here/data/sample_results.jsonl" "$out/full" 2>/dev/null
+for svg in s5_lateness.svg heartbeat_cpu.svg; do
+  grep -q '<svg' "$out/full/$svg" || fail "$svg is not an SVG"
+done
+md="$out/full/report.md"
+grep -qxF '| wheelbeat | 0.07935 | 0.6379 | 1.175 | 1.848 | 3.262 |' "$md" || fail "S5 wheelbeat row"
+grep -qxF '| heap | 0.000341 | 0.05135 | 0.8419 | 2.857 | 3.313 |' "$md" || fail "S5 heap row"
+grep -qxF '| H1 | 29.872 | 28.755 | 1.04 |' "$md" || fail "H1 row"
+grep -qxF '| H2 | 31.392 | 24.002 | 1.31 |' "$md" || fail "H2 row"
+[ "$(grep -c '^!\[' "$md")" -eq 2 ] || fail "two charts linked"
+
+grep -v '"S5"' "$here/data/sample_results.jsonl" > "$out/no_s5.jsonl"
+"$here/report.sh" "$out/no_s5.jsonl" "$out/partial" 2>/dev/null
+grep -qF 'S5 is not in these results: no lateness chart.' "$out/partial/report.md" || fail "no S5"
+[ ! -e "$out/partial/s5_lateness.svg" ] || fail "an S5 chart without S5"
+
+set +e
+"$here/report.sh" only-one-argument 2>/dev/null
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "usage error exits $rc, expected 2"
+echo "bench_report: OK"
