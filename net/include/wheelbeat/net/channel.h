@@ -79,13 +79,14 @@ class Channel;
 // call any Channel method (including close()); an exception it throws is logged and dropped.
 struct ChannelHandler {
   // The channel is connected (accepted, or a client's (re)connect succeeded).
-  std::function<void(Channel&)> onConnected;
+  // (Each member defaults to empty, so designated initializers may name only what they set.)
+  std::function<void(Channel&)> onConnected = {};
   // An inbound non-heartbeat frame (requests, responses not claimed by request(), any
   // serialization). `frame.body` is valid only during the call.
-  std::function<void(Channel&, const FrameView&)> onFrame;
+  std::function<void(Channel&, const FrameView&)> onFrame = {};
   // The connection is gone, with why: called once per connection (and once per failed connect
   // attempt of a client), from libuv's close callback, when the socket is fully closed.
-  std::function<void(Channel&, const CloseReason&)> onClosed;
+  std::function<void(Channel&, const CloseReason&)> onClosed = {};
 };
 
 class Channel : public tasks::Channel {
@@ -94,6 +95,12 @@ public:
   // closes but not yet written is dropped with it (onClosed reports the close).
   [[nodiscard]] virtual SendResult send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
                                         std::string_view body) = 0;
+  // The response to `request` (same id and serialization, no request bit): what an RPC server
+  // sends for each two-way request. Any thread; `request` is only read during the call.
+  [[nodiscard]] SendResult reply(const FrameView& request, std::string_view body,
+                                 std::uint8_t status = kStatusOk) {
+    return send(request.serialization(), status, request.id, body);
+  }
 
   // Sends a two-way request (flags kRequest | kTwoWay | serialization) with a fresh id and
   // calls `done` once with its response, or with Timeout when none arrived within `timeout`

@@ -73,17 +73,17 @@ void validate(const DirectoryOptions& options);
 
 struct DirectoryEvents {
   // The list the directory now follows (sorted provider urls), after each applied change.
-  std::function<void(const std::vector<std::string>& urls)> onList;
+  std::function<void(const std::vector<std::string>& urls)> onList = {};
   // A provider's client is connected / closed for good (it left the list, or close()).
-  std::function<void(const std::string& url, net::Channel& channel)> onConnected;
-  std::function<void(const std::string& url, const net::CloseReason& why)> onClosed;
+  std::function<void(const std::string& url, net::Channel& channel)> onConnected = {};
+  std::function<void(const std::string& url, const net::CloseReason& why)> onClosed = {};
   // An empty list was held back (see the file comment), with the number of providers kept.
-  std::function<void(std::size_t kept)> onEmptyHeld;
+  std::function<void(std::size_t kept)> onEmptyHeld = {};
   // Every close of a provider's connection (after the handler's onClosed): a client that still
   // follows its provider then reconnects; the last one (left the list, close()) also gets
   // onClosed. E.g. CloseKind::Reconnect: its reconnect task found the link half-open.
   std::function<void(const std::string& url, net::Channel& channel, const net::CloseReason& why)>
-      onDisconnected;
+      onDisconnected = {};
 };
 
 class Directory {
