@@ -1,6 +1,6 @@
 # embed_pkgconfig: this (static) build installed into a scratch prefix, then programs built by a
 # plain g++ command line from its pkg-config files, as a user without CMake would:
-#   1. wheelbeat-net's libuv is private: absent from `--libs`, present with `--static`
+#   1. wheelbeat-net's libuv and http-parser are private: absent from `--libs`, present with `--static`
 #   2. net (server and client on loopback) and registry (hiredis, libzookeeper_st) link and run
 # The shared side (no --static) is embed_core_only's. Skipped when pkg-config is not installed.
 # Arguments: -DBUILD_DIR -DWORK_DIR -DSOURCE_DIR (wheelbeat's) -DCXX_COMPILER.
@@ -18,7 +18,7 @@ file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 embed_run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-# 1. Private dependencies only for a static link.
+# 1. Private dependencies (libuv, http-parser) only for a static link.
 file(GLOB_RECURSE pc_files ${prefix}/*/wheelbeat-net.pc)
 get_filename_component(pc_dir "${pc_files}" DIRECTORY)
 set(ENV{PKG_CONFIG_PATH} ${pc_dir})
@@ -28,9 +28,9 @@ if(NOT shared_libs MATCHES "^-L[^ ]+ -lwheelbeat_net -lwheelbeat_tasks -lwheelbe
   message(FATAL_ERROR "pkg-config --libs wheelbeat-net: '${shared_libs}' (expected wheelbeat's "
                       "three libraries and fmt, and no private dependency)")
 endif()
-if(NOT static_libs MATCHES " -luv( |$)" OR NOT static_libs MATCHES " -pthread( |$)")
+if(NOT static_libs MATCHES " -luv( |$)" OR NOT static_libs MATCHES " -lhttp_parser( |$)")
   message(FATAL_ERROR "pkg-config --static --libs wheelbeat-net: '${static_libs}' (expected "
-                      "libuv's -luv and -pthread)")
+                      "its private -luv and -lhttp_parser)")
 endif()
 
 # 2. Programs over the static libraries.
