@@ -1,6 +1,7 @@
 # embed_pkgconfig: this (static) build installed into a scratch prefix, then programs built by a
 # plain g++ command line from its pkg-config files, as a user without CMake would:
-#   1. wheelbeat-net's libuv and http-parser are private: absent from `--libs`, present with `--static`
+#   1. wheelbeat-net's libuv and http-parser are private: absent from `--libs`, present with
+#      `--static`
 #   2. net (server and client on loopback) and registry (hiredis, libzookeeper_st) link and run
 # The shared side (no --static) is embed_core_only's. Skipped when pkg-config is not installed.
 # Arguments: -DBUILD_DIR -DWORK_DIR -DSOURCE_DIR (wheelbeat's) -DCXX_COMPILER.

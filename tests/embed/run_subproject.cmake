@@ -46,7 +46,8 @@ foreach(i RANGE ${last})
     string(JSON app_command GET "${commands}" ${i} command)
   endif()
 endforeach()
-if(NOT app_command MATCHES " -Wall( |$)" OR NOT app_command MATCHES " -std=(c|gnu)\\+\\+(20|2a)( |$)")
+if(NOT app_command MATCHES " -Wall( |$)"
+   OR NOT app_command MATCHES " -std=(c|gnu)\\+\\+(20|2a)( |$)")
   message(FATAL_ERROR "the parent's source is not compiled with its -Wall and C++20 (from "
                       "wheelbeat::core's cxx_std_20): ${app_command}")
 endif()
