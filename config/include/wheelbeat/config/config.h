@@ -3,11 +3,14 @@
 // (installed to share/wheelbeat/) and the README's configuration reference.
 //
 // Contract
-//   - Durations are "60s", "500ms", "2m", "1h", "100us", "5ns" (a non-negative integer and a unit)
-//     or a non-negative integer of milliseconds; anything else is an error.
+//   - Durations are "60s", "500ms", "2m", "1h", "250us", "5ns", decimals ("1.5s", "0.1s" as gRPC's
+//     JSON writes) and compounds with the units in that order ("1m30s", "1h0.5m") — a whole
+//     number of nanoseconds — or a non-negative integer of milliseconds. A negative one is
+//     reported as such ("-1s" (expected: a non-negative duration)); anything else is an error.
 //   - Missing keys take the structs' defaults; the one required key is service.interface (when
-//     "service" is present). Unknown keys, wrong types, out-of-range values and broken
-//     cross-field rules (e.g. idle_timeout >= 2 * interval) are errors.
+//     "service" is present). Unknown keys, keys written twice in one object, wrong types,
+//     out-of-range values and broken cross-field rules (e.g. idle_timeout >= 2 * interval) are
+//     errors. "retry_on" / "ignore" take only the shared error names (tasks/error_names.h).
 //   - Every error is reported, not just the first, as
 //       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
 //     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
