@@ -45,7 +45,10 @@
 //   cancel() (Cancelled), run()'s caller (an attempt 1 completed synchronously), or the thread
 //   destroying the timer (TimerUnavailable). An exception it throws is logged and dropped.
 // Lifetime: a run owns what it needs (its operation, callbacks, state); neither the runner nor
-// the handle has to outlive it. The timer must outlive every run started on it.
+// the handle has to outlive it. The timer must outlive every run started on it, with one
+// tolerated exception: a run that only waits on the timer (a retry, the deadline) when the timer
+// is destroyed ends there with TimerUnavailable; a run with an attempt in flight must end first
+// (complete it or cancel() it), since its end touches the timer.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
