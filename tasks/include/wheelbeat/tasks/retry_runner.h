@@ -30,6 +30,8 @@
 //   - An attempt that never completes: with attemptTimeout it fails with "timeout"; with a deadline
 //     the run ends there; with neither the run waits until cancel() (or the timer goes away).
 //   - An operation that throws: the attempt fails with "exception".
+//   - An operation that completes its attempt and keeps running: the next attempt may start (on
+//     the wheel thread) before that call returns, so the operation must tolerate that overlap.
 //   - The timer is stopped (or refuses a timeout: maxPendingTimeouts) when a retry, the deadline
 //     or an attempt timeout must be scheduled: the run ends with TimerUnavailable. A retry waiting
 //     on a timer that is stopped never runs; the run ends with TimerUnavailable when the timer
