@@ -5,6 +5,8 @@
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
+#include <memory>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include <string_view>
 
 namespace wheelbeat::net {
+
+struct ChannelMetrics;  // channel_metrics.h
 
 // A TCP endpoint: an IPv4/IPv6 literal or a host name, and a port.
 struct Endpoint {
@@ -55,6 +59,9 @@ struct ServerOptions {
   std::chrono::nanoseconds shutdownGrace = std::chrono::seconds(10);
   // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).
   tasks::HeartbeatOptions heartbeat{};
+  // Where its channels count (channel_metrics.h); null = processChannelMetrics(). Not parsed
+  // from JSON (config/): set by code.
+  std::shared_ptr<ChannelMetrics> metrics{};
 };
 
 struct ClientOptions {
@@ -65,6 +72,9 @@ struct ClientOptions {
   std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
   // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnectBackoff, seed).
   tasks::HeartbeatOptions heartbeat{};
+  // Where its channel counts (channel_metrics.h); null = processChannelMetrics(). Not parsed
+  // from JSON (config/): set by code.
+  std::shared_ptr<ChannelMetrics> metrics{};
 };
 
 // Each throws std::invalid_argument naming the first bad field, its value and the expectation,
