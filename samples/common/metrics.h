@@ -52,6 +52,12 @@ public:
     std::fflush(stdout);
   }
 
+  // A collector removed when the returned registration goes (for objects that die before this).
+  [[nodiscard]] wheelbeat::core::MetricsRegistry::Registration scoped(
+      wheelbeat::core::MetricsRegistry::Collector collector) {
+    return registry_.add(std::move(collector));
+  }
+
   [[nodiscard]] const wheelbeat::core::MetricsRegistry& registry() const { return registry_; }
 
   // Stops serving, then removes the collectors. Idempotent.
