@@ -73,7 +73,7 @@ std::string labelCell(const MetricDef& m) {
     if (!out.empty()) out += "; ";
     out += fmt::format("`{}`: {}", l.name, fmt::join(l.values, ", "));
   }
-  return out;
+  return out.empty() ? "-" : out;
 }
 
 }  // namespace
