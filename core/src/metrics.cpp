@@ -38,9 +38,8 @@ constexpr auto kBoundsNs = boundsNs();
 
 std::size_t Histogram::bucketOf(std::chrono::nanoseconds value) noexcept {
   // `le` is inclusive: a value equal to a bound belongs to that bucket.
-  return static_cast<std::size_t>(std::lower_bound(kBoundsNs.begin(), kBoundsNs.end(),
-                                                   value.count()) -
-                                  kBoundsNs.begin());
+  return static_cast<std::size_t>(
+      std::lower_bound(kBoundsNs.begin(), kBoundsNs.end(), value.count()) - kBoundsNs.begin());
 }
 
 void Histogram::record(std::chrono::nanoseconds value) noexcept {

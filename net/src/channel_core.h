@@ -152,7 +152,7 @@ private:
   Endpoint remote_;
   std::any attachment_;
   const std::unique_ptr<tasks::PhiAccrualDetector> detector_;  // Phi only: fed by every read
-  const std::shared_ptr<ChannelMetrics> metrics_;               // never null
+  const std::shared_ptr<ChannelMetrics> metrics_;              // never null
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock

@@ -32,7 +32,8 @@ void ChannelMetrics::moveChannel(int from, int to) noexcept {
 
 const std::shared_ptr<ChannelMetrics>& processChannelMetrics() noexcept {
   // Never destroyed: channels of static servers or clients may still count during exit.
-  static const auto* metrics = new std::shared_ptr<ChannelMetrics>(std::make_shared<ChannelMetrics>());
+  static const auto* metrics =
+      new std::shared_ptr<ChannelMetrics>(std::make_shared<ChannelMetrics>());
   return *metrics;
 }
 
@@ -47,9 +48,9 @@ void writeMetrics(const ChannelMetrics& metrics, core::MetricsWriter& out) {
   out.counter("wheelbeat_channel_frames_out_total", d(metrics.framesOut.load(relaxed)));
   out.counter("wheelbeat_channel_bytes_in_total", d(metrics.bytesIn.load(relaxed)));
   out.counter("wheelbeat_channel_bytes_out_total", d(metrics.bytesOut.load(relaxed)));
-  for (const DecodeError e : {DecodeError::BadMagic, DecodeError::BodyTooLarge,
-                              DecodeError::TruncatedAtEof, DecodeError::BudgetExceeded,
-                              DecodeError::OutOfMemory}) {
+  for (const DecodeError e :
+       {DecodeError::BadMagic, DecodeError::BodyTooLarge, DecodeError::TruncatedAtEof,
+        DecodeError::BudgetExceeded, DecodeError::OutOfMemory}) {
     out.counter("wheelbeat_channel_protocol_errors_total", d(metrics.decodeErrors(e)),
                 {decodeErrorName(e)});
   }

@@ -344,8 +344,9 @@ TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptio
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{
-      loop,  timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
-      codec, maxQueue, options.heartbeat, options.metrics};
+      loop,           timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
+      codec,          maxQueue, options.heartbeat,
+      options.metrics};
   channel_ =
       std::make_shared<detail::ClientChannel>(config, std::move(options), std::move(onStateChange));
 }

@@ -129,9 +129,13 @@ void ServerCore::accept() noexcept {
     return;
   }
   try {
-    ChannelConfig config{
-        loop_,          timer_, handler_, options_.codec, options_.maxSendQueueBytes,
-        options_.heartbeat, options_.metrics};
+    ChannelConfig config{loop_,
+                         timer_,
+                         handler_,
+                         options_.codec,
+                         options_.maxSendQueueBytes,
+                         options_.heartbeat,
+                         options_.metrics};
     auto channel = std::make_shared<ServerChannel>(config, shared_from_this());
     Stream* stream = Stream::create(loop_.native(), channel, options_.codec);
     if (int rc = uv_accept(asStream(&tcp_), asStream(stream->tcp())); rc != 0) {

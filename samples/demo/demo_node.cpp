@@ -44,9 +44,9 @@ config::Config configure(const samples::Cli& cli) {
 }
 
 int run(int argc, char** argv) {
-  const samples::Cli cli(argc, argv,
-                         {"--role", "--name", "--config", "--registry-port", "--registry-kind",
-                          "--metrics"});
+  const samples::Cli cli(
+      argc, argv,
+      {"--role", "--name", "--config", "--registry-port", "--registry-kind", "--metrics"});
   samples::ShutdownSignal shutdown;
   const std::string role = cli.get("--role").value_or("");
   const wheelbeat::config::Config cfg = configure(cli);
@@ -57,7 +57,8 @@ int run(int argc, char** argv) {
     timer.writeMetrics(out);
     net::writeMetrics(*net::processChannelMetrics(), out);
   });
-  metrics.serve(loop, cli.get("--metrics"), fmt::format("{} {}", role, cli.get("--name").value_or(role)));
+  metrics.serve(loop, cli.get("--metrics"),
+                fmt::format("{} {}", role, cli.get("--name").value_or(role)));
   demo::NodeContext node{cli.get("--name").value_or(role), cfg, timer, loop, shutdown, metrics};
   int status = 2;
   if (role == "registry") {

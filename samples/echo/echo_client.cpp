@@ -42,9 +42,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <atomic>
 #include <exception>
 #include <map>
 #include <memory>
@@ -291,8 +291,7 @@ int run(int argc, char** argv) {
   auto stats = std::make_shared<Stats>();
   net::ClientOptions options = cfg.client;
   options.metrics = stats->channels;
-  net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr,
-                        stats->tasks);
+  net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr, stats->tasks);
   const auto hb = cfg.client.heartbeat.resolved();
   fmt::print("echo_client: to {} (heartbeat {}, half-open after {} read idle)\n",
              samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),

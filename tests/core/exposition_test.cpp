@@ -54,10 +54,10 @@ TEST_CASE("exposition text is exact for known values") {
   out.counter("wheelbeat_test_requests_total", 1, {"green"});
   out.gauge("wheelbeat_test_queue", 2.5, {"a\\b\"c\nd"});
   Hist h;
-  h.record(50us);    // bucket le=0.0001
-  h.record(100us);   // exactly on a bound: that bucket (le is inclusive)
-  h.record(3ms);     // le=0.005
-  h.record(20s);     // +Inf only
+  h.record(50us);   // bucket le=0.0001
+  h.record(100us);  // exactly on a bound: that bucket (le is inclusive)
+  h.record(3ms);    // le=0.005
+  h.record(20s);    // +Inf only
   out.histogram("wheelbeat_test_rtt_seconds", h.snapshot());
 
   std::string expected =

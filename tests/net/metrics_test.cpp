@@ -195,9 +195,9 @@ TEST_CASE("metrics: the catalogue's label values are the names of the net enums"
                        ClientState::ReadOnly}) {
     CHECK(hasLine(text, fmt::format("wheelbeat_channels{{state=\"{}\"}} 0", clientStateName(s))));
   }
-  for (const auto e : {DecodeError::BadMagic, DecodeError::BodyTooLarge,
-                       DecodeError::TruncatedAtEof, DecodeError::BudgetExceeded,
-                       DecodeError::OutOfMemory}) {
+  for (const auto e :
+       {DecodeError::BadMagic, DecodeError::BodyTooLarge, DecodeError::TruncatedAtEof,
+        DecodeError::BudgetExceeded, DecodeError::OutOfMemory}) {
     CHECK(hasLine(text, fmt::format("wheelbeat_channel_protocol_errors_total{{kind=\"{}\"}} 0",
                                     decodeErrorName(e))));
   }

@@ -32,8 +32,8 @@
 #pragma once
 
 #include <wheelbeat/core/clock.h>
-#include <wheelbeat/core/timeout.h>
 #include <wheelbeat/core/metrics.h>
+#include <wheelbeat/core/timeout.h>
 #include <wheelbeat/core/timer_metrics.h>
 #include <wheelbeat/core/timer_task.h>
 

@@ -2,8 +2,9 @@
 // at scrape time, and their rendering in the Prometheus text format 0.0.4.
 //
 //   core::MetricsRegistry metrics;
-//   auto wheelRegistration = metrics.add([&](core::MetricsWriter& out) { timer.writeMetrics(out); });
-//   std::string text = metrics.prometheusText();   // "# HELP wheelbeat_wheel_pending_timeouts ..."
+//   auto wheelRegistration = metrics.add([&](core::MetricsWriter& out) { timer.writeMetrics(out);
+//   }); std::string text = metrics.prometheusText();   // "# HELP wheelbeat_wheel_pending_timeouts
+//   ..."
 //
 // Catalogue (metricCatalogue(), core/src/metrics_catalogue.cpp): the one table naming every
 // metric: its full name (prefix `wheelbeat_`, counters end in `_total`, histograms in `_seconds`),
@@ -53,8 +54,8 @@ struct LabelDef {
 struct MetricDef {
   std::string_view name;  // full exposition name, e.g. "wheelbeat_channel_frames_in_total"
   MetricType type = MetricType::Counter;
-  std::string_view help;                // one line, plain text
-  std::span<const LabelDef> labels{};   // at most kMaxLabels
+  std::string_view help;               // one line, plain text
+  std::span<const LabelDef> labels{};  // at most kMaxLabels
 };
 
 inline constexpr std::size_t kMaxLabels = 2;
@@ -69,7 +70,7 @@ inline constexpr std::size_t kMaxLabels = 2;
 // per decade (a heartbeat RTT on a LAN and a wheel's lateness both fall inside).
 inline constexpr std::array<double, 16> kDurationBucketsSeconds{
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-    0.05,   0.1,     0.25,   0.5,   1,     2.5,    5,   10};
+    0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
 inline constexpr std::size_t kHistogramBuckets = kDurationBucketsSeconds.size() + 1;  // +Inf
 
 // Plain numbers of a Histogram. counts[i] holds the samples of bucket i alone (not cumulative);

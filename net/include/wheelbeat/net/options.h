@@ -5,11 +5,10 @@
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
-#include <memory>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
