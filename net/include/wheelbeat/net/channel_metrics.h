@@ -27,14 +27,16 @@ namespace wheelbeat::net {
 enum class ClientState : std::uint8_t;
 
 struct ChannelMetrics {
-  std::atomic<std::uint64_t> framesIn{0};   // frames decoded (heartbeats and events included)
-  std::atomic<std::uint64_t> framesOut{0};  // frames queued by send / heartbeat / READONLY
-  std::atomic<std::uint64_t> bytesIn{0};    // bytes read from the sockets
-  std::atomic<std::uint64_t> bytesOut{0};   // bytes written to the sockets (accepted by write(2))
-  std::atomic<std::uint64_t> readOnlyReceived{0};    // READONLY events received
-  std::atomic<std::uint64_t> heartbeatsAnswered{0};  // peers' heartbeat requests answered
-  std::atomic<std::uint64_t> accepted{0};            // servers: connections accepted
-  std::atomic<std::uint64_t> rejected{0};            // servers: closed right after accept
+  // Grouped by the thread that usually writes them, one cache line each, so that loops reading
+  // and threads sending do not bounce one line between cores.
+  alignas(64) std::atomic<std::uint64_t> framesIn{0};   // frames decoded (heartbeats, events too)
+  std::atomic<std::uint64_t> bytesIn{0};                // bytes read from the sockets
+  alignas(64) std::atomic<std::uint64_t> framesOut{0};  // frames queued: send/heartbeat/READONLY
+  alignas(64) std::atomic<std::uint64_t> bytesOut{0};   // bytes written (accepted by write(2))
+  alignas(64) std::atomic<std::uint64_t> readOnlyReceived{0};  // READONLY events received
+  std::atomic<std::uint64_t> heartbeatsAnswered{0};            // peers' heartbeat requests answered
+  std::atomic<std::uint64_t> accepted{0};                      // servers: connections accepted
+  std::atomic<std::uint64_t> rejected{0};                      // servers: closed right after accept
   // Round trip of each heartbeat this side sent and whose answer came back (its count is the
   // number of heartbeats answered by the peers), on the shared timer's clock.
   core::Histogram heartbeatRtt;
