@@ -157,10 +157,12 @@ int runConsumer(NodeContext& node) {
   options.directory.metrics = metrics;
   GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
-  auto collected = node.metrics.scoped([&registry, metrics](wheelbeat::core::MetricsWriter& out) {
-    registry->writeMetrics(out);
-    tasks::writeMetrics(*metrics, out);
-  });
+  auto collected =
+      node.metrics.scoped([&registry, &consumer, metrics](wheelbeat::core::MetricsWriter& out) {
+        registry->writeMetrics(out);
+        tasks::writeMetrics(*metrics, out);
+        consumer.writeMetrics(out);
+      });
   auto calls = std::make_shared<CallCounters>();  // shared: a late callback may outlive this frame
   for (std::uint64_t n = 0; !node.shutdown.wait(kCallPeriod); ++n) {
     consumer.sayHello(node.name, [calls](const samples::rpc::Reply& r) {
