@@ -1,10 +1,14 @@
 // wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE
 //                     --registry-port PORT [--registry-kind embedded|redis|zookeeper]
+//                     [--metrics HOST:PORT]
 //
 // One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
-// intervals come from the cluster's JSON file; the driver chooses the registry's port.
+// intervals come from the cluster's JSON file; the driver chooses the registry's port. With
+// --metrics it serves its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus).
 #include "common/cli.h"
 #include "node.h"
+
+#include <wheelbeat/net/channel_metrics.h>
 
 #include <fmt/format.h>
 
@@ -40,14 +44,22 @@ config::Config configure(const samples::Cli& cli) {
 }
 
 int run(int argc, char** argv) {
-  const samples::Cli cli(argc, argv,
-                         {"--role", "--name", "--config", "--registry-port", "--registry-kind"});
+  const samples::Cli cli(
+      argc, argv,
+      {"--role", "--name", "--config", "--registry-port", "--registry-kind", "--metrics"});
   samples::ShutdownSignal shutdown;
   const std::string role = cli.get("--role").value_or("");
   const wheelbeat::config::Config cfg = configure(cli);
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop(role, cfg.loop);
-  demo::NodeContext node{cli.get("--name").value_or(role), cfg, timer, loop, shutdown};
+  samples::SampleMetrics metrics;
+  metrics.add([&timer](wheelbeat::core::MetricsWriter& out) {
+    timer.writeMetrics(out);
+    net::writeMetrics(*net::processChannelMetrics(), out);
+  });
+  metrics.serve(loop, cli.get("--metrics"),
+                fmt::format("{} {}", role, cli.get("--name").value_or(role)));
+  demo::NodeContext node{cli.get("--name").value_or(role), cfg, timer, loop, shutdown, metrics};
   int status = 2;
   if (role == "registry") {
     status = demo::runRegistry(node);
@@ -59,6 +71,7 @@ int run(int argc, char** argv) {
     fmt::print(stderr, "unknown --role '{}' (expected: registry, provider or consumer)\n", role);
   }
   // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
+  metrics.close();
   const int loopResult = loop.stop();
   timer.stop();
   return loopResult == 0 ? status : 1;

@@ -127,13 +127,26 @@ std::shared_ptr<Engine> checkedEngine(std::unique_ptr<Engine> engine, const Regi
 Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine,
                    RegistrySetup setup)
     : connectTimeout_(setup.client.connectTimeout),
+      kind_(setup.registry.kind),
+      // Always counted: writeMetrics() reports retries and give-ups without the caller's object.
+      failbackMetrics_(setup.metrics ? setup.metrics : std::make_shared<tasks::FailbackMetrics>()),
       engine_(checkedEngine(std::move(engine), setup)),
-      failback_(std::make_shared<tasks::FailbackRegistry>(timer, engine_, std::move(setup.failback),
-                                                          std::move(setup.listener),
-                                                          std::move(setup.metrics))),
+      failback_(std::make_shared<tasks::FailbackRegistry>(
+          timer, engine_, std::move(setup.failback), std::move(setup.listener), failbackMetrics_)),
       link_(std::make_shared<Link>(timer, failback_)) {}
 
 Registry::~Registry() { close(); }
+
+void Registry::writeMetrics(core::MetricsWriter& out) const {
+  const std::string_view engine = registryKindName(kind_);
+  auto d = [](auto v) { return static_cast<double>(v); };
+  out.gauge("wheelbeat_registry_registered", d(failback_->registered().size()), {engine});
+  out.gauge("wheelbeat_registry_subscribed", d(failback_->subscribed().size()), {engine});
+  out.gauge("wheelbeat_registry_failback_pending", d(failback_->pendingRetryCount()), {engine});
+  const tasks::FailbackMetricsSnapshot f = failbackMetrics_->snapshot();
+  out.counter("wheelbeat_registry_failback_retried_total", d(f.retriesScheduled), {engine});
+  out.counter("wheelbeat_registry_failback_given_up_total", d(f.giveUps), {engine});
+}
 
 void Registry::start() {
   if (link_->beginStart()) engine_->start(link_);
