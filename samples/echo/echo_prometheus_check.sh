@@ -2,7 +2,7 @@
 # ctest sample_echo_prometheus (label metrics): the echo tools scraped by a real Prometheus.
 #   1. echo_server and echo_client (heartbeat 200 ms) each serve --metrics on a loopback port
 #   2. Debian's prometheus scrapes both every second (temporary storage, loopback port)
-#   3. its HTTP API (/api/v1/query) gives the client's wheelbeat_heartbeats_sent_total: non-zero,
+#   3. its HTTP API (/api/v1/query) gives the client's wheelbeat_tasks_heartbeats_sent_total: non-zero,
 #      and between the client's own values read before and after that scrape
 #   4. the client stops; the server's counters no longer move; after the next scrape Prometheus
 #      holds exactly the server's own values (frames in, connections accepted)
@@ -95,7 +95,7 @@ within 60 both_up || fail "Prometheus did not scrape both targets within 60 s"
 echo "Prometheus on 127.0.0.1:$prom_port scrapes both endpoints"
 
 # 3. A moving counter: Prometheus' value lies between the client's values around its scrape.
-hb='wheelbeat_heartbeats_sent_total'
+hb='wheelbeat_tasks_heartbeats_sent_total'
 sent() { v=$(own "$client_metrics" "$hb"); [ -n "$v" ] && [ "$v" -gt 0 ]; }
 within 10 sent || fail "the client sent no heartbeat"
 before=$(own "$client_metrics" "$hb")
@@ -117,10 +117,11 @@ promtool check metrics <"$dir/client.prom" || fail "promtool rejects the client'
 # exactly after its next scrape.
 kill -TERM $cpid; wait $cpid; crc=$?; cpid=''
 [ $crc -eq 0 ] || fail "echo_client exit $crc"
-closed() { [ "$(own "$server_metrics" wheelbeat_channels_open)" = 0 ]; }
+closed() { [ "$(own "$server_metrics" 'wheelbeat_channels{state="connected"}')" = 0 ]; }
 within 10 closed || fail "the server did not see the client go"
 t_before=$(date +%s.%N)
-for m in wheelbeat_frames_received_total wheelbeat_server_connections_accepted_total; do
+for m in wheelbeat_channel_frames_in_total wheelbeat_channel_bytes_in_total \
+  wheelbeat_server_accepted_total; do
   mine=$(own "$server_metrics" "$m")
   [ -n "$mine" ] && [ "$mine" -gt 0 ] || fail "server $m: '$mine'"
   fresh() { t=$(prom_time "$m{job=\"echo_server\"}"); [ -n "$t" ] && awk -v a="$t" -v b="$t_before" 'BEGIN { exit !(a > b) }'; }
