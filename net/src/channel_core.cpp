@@ -143,7 +143,7 @@ void ChannelCore::sendHeartbeat() {
   const SendResult r = enqueue(kHeartbeatFrameBytes,
                                [hbId](std::string& out) { encodeHeartbeatRequest(out, hbId); });
   if (r != SendResult::Queued) {
-    core::log(core::LogLevel::Debug, "wheelbeat: channel {}: heartbeat not sent: {}", id_,
+    core::log(core::LogLevel::Debug, "channel {}: heartbeat not sent: {}", id_,
               sendResultName(r));
   }
 }

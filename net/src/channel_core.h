@@ -175,9 +175,9 @@ void ChannelCore::safely(std::string_view what, Fn&& fn) noexcept {
   try {
     fn();
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw: {}", id_, what, e.what());
+    core::log(core::LogLevel::Error, "channel {}: {} threw: {}", id_, what, e.what());
   } catch (...) {
-    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw", id_, what);
+    core::log(core::LogLevel::Error, "channel {}: {} threw", id_, what);
   }
 }
 

@@ -100,10 +100,10 @@ void RequestTracker::run(const ResponseCallback& done, const CallResult& result)
   try {
     done(result);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: request {} callback threw: {}", result.id,
+    core::log(core::LogLevel::Error, "request {} callback threw: {}", result.id,
               e.what());
   } catch (...) {
-    core::log(core::LogLevel::Error, "wheelbeat: request {} callback threw", result.id);
+    core::log(core::LogLevel::Error, "request {} callback threw", result.id);
   }
 }
 

@@ -68,7 +68,7 @@ std::string ClientChannel::target() const {
 
 void ClientChannel::readOnlyReceived() noexcept {
   if (state() != ClientState::Connected) return;
-  core::log(core::LogLevel::Info, "wheelbeat: client {}: the server is shutting down (READONLY)",
+  core::log(core::LogLevel::Info, "client {}: the server is shutting down (READONLY)",
             target());
   setState(ClientState::ReadOnly, "READONLY event: the server is shutting down");
 }
@@ -100,7 +100,7 @@ void ClientChannel::setState(ClientState next, std::string_view reason) noexcept
   const Connectivity to = connectivityOf(next);
   const Connectivity from = connectivity_.exchange(to, std::memory_order_acq_rel);
   if (from == to) return;
-  core::log(core::LogLevel::Debug, "wheelbeat: client {}: {} -> {}: {}", target(),
+  core::log(core::LogLevel::Debug, "client {}: {} -> {}: {}", target(),
             connectivityName(from), connectivityName(to), reason);
   if (onConnectivity_) {
     safely("the connectivity callback", [&] {
@@ -119,7 +119,7 @@ void ClientChannel::connect() noexcept {
   try {
     stream = Stream::create(loop().native(), shared_from_this(), codec());
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: client {}: {}", target(), e.what());
+    core::log(core::LogLevel::Error, "client {}: {}", target(), e.what());
     wakeReconnectTask();  // state stays Disconnected: the reconnect task tries again
     return;
   }

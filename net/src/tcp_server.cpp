@@ -115,7 +115,7 @@ std::string ServerCore::where() const {
 void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
   auto* self = static_cast<ServerCore*>(static_cast<LoopHandle*>(asHandle(listener)->data));
   if (status < 0) {
-    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: accept: {}", self->port.load(),
+    core::log(core::LogLevel::Warn, "server on port {}: accept: {}", self->port.load(),
               NetError(status));
     return;
   }
@@ -141,7 +141,7 @@ void ServerCore::accept() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
     channel->start(stream, heartbeat_, listener_, metrics_);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: server on port {}: accept failed: {}", port.load(),
+    core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(),
               e.what());
     reject();  // libuv reads the listener again only once the pending connection is taken
   }
@@ -192,7 +192,7 @@ void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report
     quietTimeout_ = timer_.newTimeout(onLoop(&ServerCore::quietOver),
                                       std::min<std::chrono::nanoseconds>(grace, kQuiet));
   } catch (const std::exception& e) {  // the wheel stopped: no grace to give
-    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: shutdown: {}", port.load(),
+    core::log(core::LogLevel::Warn, "server on port {}: shutdown: {}", port.load(),
               e.what());
     stop();
   }

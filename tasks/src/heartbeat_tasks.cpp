@@ -1,4 +1,4 @@
-#include "format.h"
+#include <wheelbeat/core/duration_format.h>
 
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
@@ -12,7 +12,7 @@
 namespace wheelbeat::tasks {
 namespace {
 
-using detail::formatDuration;
+using core::formatDuration;
 using std::chrono::nanoseconds;
 
 [[noreturn]] void reject(std::string_view field, std::string_view value,

@@ -1,4 +1,4 @@
-#include "format.h"
+#include <wheelbeat/core/duration_format.h>
 
 #include <wheelbeat/tasks/retry_budget.h>
 
@@ -48,7 +48,7 @@ void validate(const RetryBudgetOptions& o) {
   }
   if (o.window < std::chrono::milliseconds(1)) {
     throw std::invalid_argument(fmt::format("RetryBudgetOptions.window = {} (expected: >= 1ms)",
-                                            detail::formatDuration(o.window)));
+                                            core::formatDuration(o.window)));
   }
 }
 

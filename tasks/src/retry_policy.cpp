@@ -1,4 +1,4 @@
-#include "format.h"
+#include <wheelbeat/core/duration_format.h>
 
 #include <wheelbeat/tasks/retry_policy.h>
 
@@ -65,7 +65,7 @@ nanoseconds clampNs(double ns, nanoseconds cap) noexcept {
 }  // namespace
 
 void validate(const RetryOptions& o) {
-  using detail::formatDuration;
+  using core::formatDuration;
   if (o.backoff != Backoff::Fixed && o.backoff != Backoff::Exponential) {
     reject("backoff", fmt::format("{}", static_cast<int>(o.backoff)), "Fixed or Exponential");
   }

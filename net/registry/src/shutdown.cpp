@@ -46,7 +46,7 @@ net::ShutdownReport shutdownProvider(Registry& registry, const std::vector<std::
     if (!pending->cv.wait_for(lock, unregisterWait, [&] { return pending->left == 0; }) ||
         pending->failed > 0) {
       core::log(core::LogLevel::Warn,
-                "wheelbeat: shutdown: {} of {} url(s) not confirmed unregistered within {}; "
+                "shutdown: {} of {} url(s) not confirmed unregistered within {}; "
                 "consumers still get READONLY",
                 pending->left + pending->failed, urls.size(), unregisterWait);
     }

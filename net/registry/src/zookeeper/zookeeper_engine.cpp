@@ -237,7 +237,7 @@ private:
     });
     if (!session_->connect()) {
       lastError_ = session_->lastError();
-      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper {}: {}", hosts_, lastError_);
+      core::log(core::LogLevel::Warn, "zookeeper {}: {}", hosts_, lastError_);
       firstAttemptOver();
     }
   }
@@ -430,7 +430,7 @@ private:
     for (const auto& url : list.providers) urls.push_back(url.toFullString());
     std::sort(urls.begin(), urls.end());
     for (const auto& skipped : list.skipped) {
-      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper {}: skipped provider {}", hosts_,
+      core::log(core::LogLevel::Warn, "zookeeper {}: skipped provider {}", hosts_,
                 skipped);
     }
     Service& s = services_[service];
