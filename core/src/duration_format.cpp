@@ -108,6 +108,23 @@ std::size_t formatDurationTo(std::chrono::nanoseconds d, char* out) noexcept {
   return w.size();
 }
 
+std::string formatDurationExact(std::chrono::nanoseconds d) {
+  struct Unit {
+    U ns;
+    std::string_view suffix;
+  };
+  static constexpr Unit kUnits[] = {{60 * kMin, "h"}, {kMin, "m"}, {kS, "s"},
+                                    {kMs, "ms"},      {kUs, "us"}, {1, "ns"}};
+  const std::int64_t n = d.count();
+  if (n == 0) return "0s";
+  const U m = n < 0 ? U{0} - static_cast<U>(n) : static_cast<U>(n);
+  for (const Unit& u : kUnits) {
+    if (m % u.ns != 0) continue;
+    return fmt::format("{}{}{}", n < 0 ? "-" : "", m / u.ns, u.suffix);
+  }
+  return {};  // unreachable: every value divides by 1ns
+}
+
 std::string formatDuration(std::chrono::nanoseconds d) {
   char text[kMaxDurationText];
   return std::string(text, formatDurationTo(d, text));

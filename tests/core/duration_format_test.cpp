@@ -80,3 +80,20 @@ TEST_CASE("formatDuration: human() formats lazily the same text through fmt") {
 }
 
 }  // TEST_SUITE("core")
+
+TEST_SUITE("core") {
+
+TEST_CASE("formatDurationExact: the largest unit that divides exactly") {
+  using wheelbeat::core::formatDurationExact;
+  CHECK(formatDurationExact(0ns) == "0s");
+  CHECK(formatDurationExact(2999ms) == "2999ms");
+  CHECK(formatDurationExact(1500us) == "1500us");
+  CHECK(formatDurationExact(1999ns) == "1999ns");
+  CHECK(formatDurationExact(90s) == "90s");
+  CHECK(formatDurationExact(3min) == "3m");
+  CHECK(formatDurationExact(2h) == "2h");
+  CHECK(formatDurationExact(-5ms) == "-5ms");
+  CHECK(formatDurationExact(nanoseconds::min()) == "-9223372036854775808ns");
+}
+
+}  // TEST_SUITE("core")

@@ -1,6 +1,8 @@
 // Durations as people read them, for log lines and printed output: "3.89s", "310ms", "1.5ms",
 // "250us", "12ns", "2m5s", "1h30m". The one human-readable duration format of the library and
-// the samples (config/'s toJson() keeps its own exact format, which loadString() reads back).
+// the samples. One exception: a message that rejects a value (an option validator) shows it
+// exactly, with formatDurationExact(), so "2999ms" is not shown as "3s" next to "expected >= 3s"
+// (config/'s toJson() keeps its own exact format too, which loadString() reads back).
 //
 // Rules
 //   - Below one minute: three significant digits (rounded half up), in the largest of ns, us, ms
@@ -31,6 +33,10 @@ inline constexpr std::size_t kMaxDurationText = 24;
 std::size_t formatDurationTo(std::chrono::nanoseconds d, char* out) noexcept;
 
 [[nodiscard]] std::string formatDuration(std::chrono::nanoseconds d);
+
+// The exact value in the largest unit (h, m, s, ms, us, ns) that divides it: "90s", "2999ms",
+// "1500us", "3m", "2h", "-5ms", "0s". For messages that echo a rejected value.
+[[nodiscard]] std::string formatDurationExact(std::chrono::nanoseconds d);
 
 // A duration argument for core::log() and fmt: `core::log(LogLevel::Debug, "in {}",
 // core::human(delay))` formats it only if the line is logged (no std::string is built before the
