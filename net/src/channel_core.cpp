@@ -82,6 +82,13 @@ std::uint64_t ChannelCore::heartbeatsAnswered() const noexcept {
   return answered_.load(std::memory_order_relaxed);
 }
 
+std::string ChannelCore::logName() const {
+  if (remote_.host.find(':') != std::string::npos) {  // IPv6: brackets keep the port apart
+    return fmt::format("channel {} from [{}]:{}", id_, remote_.host, remote_.port);
+  }
+  return fmt::format("channel {} from {}:{}", id_, remote_.host, remote_.port);
+}
+
 void ChannelCore::stampBoth() noexcept {
   const std::int64_t now = timer_.now().count();
   lastRead_.store(now, std::memory_order_release);
@@ -142,10 +149,8 @@ void ChannelCore::sendHeartbeat() {
   heartbeatSentAt_.store(timer_.now().count(), std::memory_order_relaxed);
   const SendResult r = enqueue(kHeartbeatFrameBytes,
                                [hbId](std::string& out) { encodeHeartbeatRequest(out, hbId); });
-  if (r != SendResult::Queued) {
-    core::log(core::LogLevel::Debug, "channel {}: heartbeat not sent: {}", id_,
-              sendResultName(r));
-  }
+  if (r != SendResult::Queued)
+    logDebug(*this, "heartbeat {} not sent: {}", hbId, sendResultName(r));
 }
 
 RequestResult ChannelCore::request(std::string_view body, std::chrono::nanoseconds timeout,
@@ -353,7 +358,9 @@ void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
 void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
   if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
   const std::int64_t sent = heartbeatSentAt_.load(std::memory_order_relaxed);
-  heartbeatRtt_.store(timer_.now().count() - sent, std::memory_order_relaxed);
+  const std::int64_t rtt = timer_.now().count() - sent;
+  heartbeatRtt_.store(rtt, std::memory_order_relaxed);
+  logDebug(*this, "heartbeat {} answered in {}", id, core::human(std::chrono::nanoseconds(rtt)));
 }
 
 // Connect / close path

@@ -9,6 +9,7 @@
 #include "request_tracker.h"
 #include "stream.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
@@ -36,6 +37,18 @@ struct ChannelConfig {
   const tasks::HeartbeatOptions& heartbeat;
 };
 
+// A Debug line "NAME: message" about `channel` (its logName()), built only when Debug is on.
+template <typename... Args>
+void logDebug(const tasks::Channel& channel, fmt::format_string<Args...> format,
+              Args&&... args) noexcept {
+  if (!core::logEnabled(core::LogLevel::Debug)) return;
+  try {
+    core::log(core::LogLevel::Debug, "{}: {}", channel.logName(),
+              fmt::format(format, std::forward<Args>(args)...));
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory for a log line: no line
+  }
+}
+
 class ChannelCore : public Channel,
                     public FrameSink,
                     public std::enable_shared_from_this<ChannelCore> {
@@ -54,6 +67,8 @@ public:
   // socket, under outMutex_ so the loop cannot close the descriptor meanwhile).
   [[nodiscard]] bool hasUnreadInput() const noexcept override;
   void sendHeartbeat() override;
+  // "channel 7 from 192.0.2.9:41234" (a client's: "client HOST:PORT").
+  [[nodiscard]] std::string logName() const override;
 
   // net::Channel (any thread).
   [[nodiscard]] SendResult send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,

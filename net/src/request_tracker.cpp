@@ -100,8 +100,7 @@ void RequestTracker::run(const ResponseCallback& done, const CallResult& result)
   try {
     done(result);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "request {} callback threw: {}", result.id,
-              e.what());
+    core::log(core::LogLevel::Error, "request {} callback threw: {}", result.id, e.what());
   } catch (...) {
     core::log(core::LogLevel::Error, "request {} callback threw", result.id);
   }

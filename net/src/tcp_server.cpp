@@ -21,6 +21,7 @@ void ServerChannel::start(Stream* stream, const tasks::HeartbeatOptions& heartbe
                           const std::shared_ptr<tasks::TaskListener>& listener,
                           const std::shared_ptr<tasks::TaskMetrics>& metrics) noexcept {
   setRemote(peerOf(stream->tcp()));
+  logDebug(*this, "accepted");
   attach(stream);
   if (!isConnected()) return;  // could not start reading: already closing
   safely("starting the close-idle task", [&] {
@@ -58,6 +59,7 @@ void ServerChannel::unansweredChanged(std::int64_t delta) noexcept {
 }
 
 void ServerChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
+  logDebug(*this, "closed: {}", reason);
   ChannelCore::streamClosed(stream, reason);
   if (const std::int64_t left = dropUnanswered(); left != 0) server_->unansweredDelta(-left);
   markClosed();
@@ -141,8 +143,7 @@ void ServerCore::accept() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
     channel->start(stream, heartbeat_, listener_, metrics_);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(),
-              e.what());
+    core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(), e.what());
     reject();  // libuv reads the listener again only once the pending connection is taken
   }
 }
@@ -192,8 +193,7 @@ void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report
     quietTimeout_ = timer_.newTimeout(onLoop(&ServerCore::quietOver),
                                       std::min<std::chrono::nanoseconds>(grace, kQuiet));
   } catch (const std::exception& e) {  // the wheel stopped: no grace to give
-    core::log(core::LogLevel::Warn, "server on port {}: shutdown: {}", port.load(),
-              e.what());
+    core::log(core::LogLevel::Warn, "server on port {}: shutdown: {}", port.load(), e.what());
     stop();
   }
 }

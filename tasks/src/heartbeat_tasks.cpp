@@ -198,7 +198,7 @@ nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds no
   const Decision decision = retry_.next(now, "disconnected");
   if (!granted(channel, decision)) return interval_;
   scheduled_ = Scheduled{now + decision.delay, decision.delay, decision.attempt};
-  logDecision(core::LogLevel::Debug, channel, "reconnect attempt {} in {}: disconnected",
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} in {}: disconnected",
               decision.attempt, core::human(decision.delay));
   return decision.delay;
 }
@@ -207,7 +207,7 @@ nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds no
 bool ReconnectTimerTask::granted(Channel& channel, const Decision& decision) {
   if (decision.retry) return true;
   count(&TaskMetrics::giveUps);
-  logDecision(core::LogLevel::Warn, channel, "reconnect given up: {} (after {} attempt(s))",
+  logDecision(core::LogLevel::Warn, channel, "reconnect given up: {} (after {} reconnect(s))",
               giveUpName(decision.reason), decision.attempt - 1);
   notify([&](TaskListener& l) { l.onGiveUp(channel, decision.reason); });
   finish(fmt::format("gave up: {}", giveUpName(decision.reason)));
@@ -219,7 +219,7 @@ nanoseconds ReconnectTimerTask::attemptNow(Channel& channel, std::string_view re
                                            nanoseconds now) {
   const Decision decision = retry_.next(now, "read-idle");
   if (!granted(channel, decision)) return interval_;
-  logDecision(core::LogLevel::Debug, channel, "reconnect attempt {} now: {}", decision.attempt,
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} now: {}", decision.attempt,
               reason);
   channel.reconnect(reason);
   count(&TaskMetrics::reconnectsStarted);

@@ -42,7 +42,7 @@ public:
   // (HeartbeatOptions::detector = Phi). Thread: any. Default: none.
   [[nodiscard]] virtual const PhiAccrualDetector* phiDetector() const noexcept { return nullptr; }
   // How the tasks' log lines name this channel, e.g. "client 127.0.0.1:20880". Called only for a
-  // line that is logged (core::logEnabled()). Thread: the wheel thread. Default: "channel".
+  // line that is logged (core::logEnabled()). Thread: any. Default: "channel".
   [[nodiscard]] virtual std::string logName() const { return "channel"; }
 
   // Actions. Thread: the wheel thread (inside a task). An implementation hands the work to its
