@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <ctime>
 #include <mutex>
 #include <utility>
@@ -60,17 +59,21 @@ std::string_view logLevelName(LogLevel level) noexcept {
   return "?";
 }
 
-std::string formatLogLine(std::chrono::system_clock::time_point when, LogLevel level,
-                          std::string_view message) {
+std::string formatTimestamp(std::chrono::system_clock::time_point when) {
   using namespace std::chrono;
   const auto ms = floor<milliseconds>(when.time_since_epoch());
   const auto secs = floor<seconds>(ms);
-  const std::time_t t = static_cast<std::time_t>(secs.count());
+  const auto t = static_cast<std::time_t>(secs.count());
   std::tm utc{};
   ::gmtime_r(&t, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z {:<5} wheelbeat: {}",
-                     utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
-                     utc.tm_sec, (ms - secs).count(), logLevelName(level), message);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
+                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                     (ms - secs).count());
+}
+
+std::string formatLogLine(std::chrono::system_clock::time_point when, LogLevel level,
+                          std::string_view message) {
+  return fmt::format("{} {:<5} wheelbeat: {}", formatTimestamp(when), logLevelName(level), message);
 }
 
 namespace detail {

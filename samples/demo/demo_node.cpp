@@ -4,6 +4,7 @@
 // One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
 // intervals come from the cluster's JSON file; the driver chooses the registry's port.
 #include "common/cli.h"
+#include "common/say.h"
 #include "node.h"
 
 #include <fmt/format.h>
@@ -35,7 +36,7 @@ config::Config configure(const samples::Cli& cli) {
           fmt::format("--registry-kind {} (expected: embedded, redis or zookeeper)", *kind));
     }
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
@@ -56,7 +57,7 @@ int run(int argc, char** argv) {
   } else if (role == "consumer") {
     status = demo::runConsumer(node);
   } else {
-    fmt::print(stderr, "unknown --role '{}' (expected: registry, provider or consumer)\n", role);
+    samples::error("unknown --role '{}' (expected: registry, provider or consumer)", role);
   }
   // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
   const int loopResult = loop.stop();
@@ -67,10 +68,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wheelbeat_demo_node: {}\n", e.what());
+    samples::error("wheelbeat_demo_node: {}", e.what());
     return 2;
   }
 }

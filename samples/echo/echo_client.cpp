@@ -24,6 +24,7 @@
 // SIGINT / SIGTERM stop it cleanly: client, then loop, then timer; exit status 0.
 #include "../common/cli.h"
 #include "../common/format.h"
+#include "../common/say.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
@@ -62,7 +63,7 @@ wheelbeat::config::Config configure(const samples::Cli& cli) {
   if (const auto port = cli.number("--port", 1, 65535)) {
     cfg.client.server.port = static_cast<std::uint16_t>(*port);
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
@@ -70,14 +71,14 @@ net::ChannelHandler logHandler() {
   net::ChannelHandler h;
   // Every connection and every failed attempt ends here, with why (refused, reset, reconnect...).
   h.onClosed = [](net::Channel&, const net::CloseReason& why) {
-    fmt::print("closed: {}\n", why);
+    samples::info("closed: {}", why);
     std::fflush(stdout);
   };
   return h;
 }
 
 void logStateChange(net::ClientState from, net::ClientState to) {
-  fmt::print("state: {} -> {}\n", net::clientStateName(from), net::clientStateName(to));
+  samples::info("state: {} -> {}", net::clientStateName(from), net::clientStateName(to));
   std::fflush(stdout);
 }
 
@@ -89,15 +90,15 @@ void sendOne(net::TcpClient& client, std::uint64_t n) {
       client.channel().request(body, kRequestTimeout, [sentAt](const net::CallResult& result) {
         const auto rtt = Clock::now() - sentAt;
         if (result.status == net::CallStatus::Ok) {
-          fmt::print("response {}: \"{}\" in {}\n", result.id, result.body, samples::human(rtt));
+          samples::info("response {}: \"{}\" in {}", result.id, result.body, samples::human(rtt));
         } else {
-          fmt::print("request {} failed: {}: {}\n", result.id, net::callStatusName(result.status),
-                     result.error);
+          samples::warn("request {} failed: {}: {}", result.id, net::callStatusName(result.status),
+                        result.error);
         }
         std::fflush(stdout);
       });
   if (r.sent != net::SendResult::Queued) {
-    fmt::print("request #{} not sent: {}\n", n, net::sendResultName(r.sent));
+    samples::warn("request #{} not sent: {}", n, net::sendResultName(r.sent));
   }
 }
 
@@ -118,8 +119,8 @@ public:
     std::lock_guard lock(mutex_);
     for (const auto& [url, at] : attemptsAtClose_) {
       const auto now = clients_.at(url)->connectAttempts();
-      fmt::print("after close: {} connect attempt(s) to {} since it was closed ({} in all)\n",
-                 now - at, url, now);
+      samples::info("after close: {} connect attempt(s) to {} since it was closed ({} in all)",
+                    now - at, url, now);
     }
   }
 
@@ -163,31 +164,31 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   auto followed = std::make_shared<Followed>();
   registry::DirectoryEvents events;
   events.onList = [](const std::vector<std::string>& urls) {
-    fmt::print("providers: {}{}{}\n", urls.size(), urls.empty() ? "" : ": ", joined(urls));
+    samples::info("providers: {}{}{}", urls.size(), urls.empty() ? "" : ": ", joined(urls));
     std::fflush(stdout);
   };
   events.onConnected = [](const std::string& url, net::Channel&) {
-    fmt::print("connected: {}\n", url);
+    samples::info("connected: {}", url);
     std::fflush(stdout);
   };
   events.onClosed = [followed](const std::string& url, const net::CloseReason& why) {
     followed->closed(url);
-    fmt::print("closed: {} ({})\n", url, why);
+    samples::info("closed: {} ({})", url, why);
     std::fflush(stdout);
   };
   events.onEmptyHeld = [](std::size_t kept) {
-    fmt::print("empty list held: {} kept (the registry is not trusted yet)\n", kept);
+    samples::info("empty list held: {} kept (the registry is not trusted yet)", kept);
     std::fflush(stdout);
   };
   net::ChannelHandler links;
   links.onClosed = [](net::Channel& ch, const net::CloseReason& why) {
-    fmt::print("link to {} closed: {}\n", samples::endpointText(ch.remote()), why);
+    samples::info("link to {} closed: {}", samples::endpointText(ch.remote()), why);
     std::fflush(stdout);
   };
   registry::Directory directory(loop, timer, *reg, f.service, options, links, events);
-  fmt::print("echo_client: following {} (version {}, group {}) on {}{}\n", f.service,
-             f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
-             registersConsumer ? fmt::format(" as {}", consumer) : "");
+  samples::info("echo_client: following {} (version {}, group {}) on {}{}", f.service,
+                f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
+                registersConsumer ? fmt::format(" as {}", consumer) : "");
   std::fflush(stdout);
   directory.start();
 
@@ -196,18 +197,18 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
       followed->used(urlOf(directory, *client), client);
       sendOne(*client, n);
     } else {
-      fmt::print("request #{} not sent: no provider connected\n", n);
+      samples::warn("request #{} not sent: no provider connected", n);
       std::fflush(stdout);
     }
   }
-  fmt::print("echo_client: signal {}, stopping ({} provider(s) followed)\n", shutdown.signal(),
-             directory.providers().size());
+  samples::info("echo_client: signal {}, stopping ({} provider(s) followed)", shutdown.signal(),
+                directory.providers().size());
   directory.close();
   followed->report();
   reg->close();
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_client: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_client: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -229,18 +230,18 @@ int run(int argc, char** argv) {
   net::EventLoop loop("echo-client", cfg.loop);
   net::TcpClient client(loop, timer, cfg.client, logHandler(), logStateChange);
   const auto hb = cfg.client.heartbeat.resolved();
-  fmt::print("echo_client: to {} (heartbeat {}, half-open after {} read idle)\n",
-             samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
-             samples::human(hb.idleTimeout));
+  samples::info("echo_client: to {} (heartbeat {}, half-open after {} read idle)",
+                samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
+                samples::human(hb.idleTimeout));
   client.start();
 
   for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) sendOne(client, n);
-  fmt::print("echo_client: signal {}, stopping after {} connect attempt(s)\n", shutdown.signal(),
-             client.connectAttempts());
+  samples::info("echo_client: signal {}, stopping after {} connect attempt(s)", shutdown.signal(),
+                client.connectAttempts());
   client.close("shutting down");
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_client: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_client: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -257,6 +258,7 @@ constexpr const char* kUsage =
     "  a bad option exits 2.\n";
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   if (samples::helpRequested(argc, argv)) {
     fmt::print("{}", kUsage);
     return 0;
@@ -264,7 +266,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_client: {}\n{}", e.what(), kUsage);
+    samples::error("echo_client: {}", e.what());
+    fmt::print(stderr, "{}", kUsage);
     return 2;
   }
 }

@@ -19,6 +19,7 @@
 // same body. SIGINT / SIGTERM stop it cleanly: server, then loop, then timer; exit status 0.
 #include "../common/cli.h"
 #include "../common/format.h"
+#include "../common/say.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
@@ -54,26 +55,26 @@ wheelbeat::config::Config configure(const samples::Cli& cli) {
   if (const auto port = cli.number("--port", 0, 65535)) {
     cfg.server.listen.port = static_cast<std::uint16_t>(*port);
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
 net::ChannelHandler echoHandler() {
   net::ChannelHandler h;
   h.onConnected = [](net::Channel& ch) {
-    fmt::print("connected: channel {} from {}\n", ch.id(), samples::endpointText(ch.remote()));
+    samples::info("connected: channel {} from {}", ch.id(), samples::endpointText(ch.remote()));
   };
   h.onFrame = [](net::Channel& ch, const net::FrameView& f) {
     if (!f.isRequest() || !f.isTwoWay()) return;  // one-way frames and stray responses: dropped
     // A response: no request bit, the request's serialization, status OK, the same id and body.
     const net::SendResult r = ch.send(f.serialization(), net::kStatusOk, f.id, f.body);
     if (r != net::SendResult::Queued) {
-      fmt::print("echo of request {} not sent: {}\n", f.id, net::sendResultName(r));
+      samples::warn("echo of request {} not sent: {}", f.id, net::sendResultName(r));
     }
   };
   h.onClosed = [](net::Channel& ch, const net::CloseReason& why) {
-    fmt::print("closed: channel {} ({} heartbeats answered): {}\n", ch.id(),
-               ch.heartbeatsAnswered(), why);
+    samples::info("closed: channel {} ({} heartbeats answered): {}", ch.id(),
+                  ch.heartbeatsAnswered(), why);
   };
   return h;
 }
@@ -126,8 +127,8 @@ int run(int argc, char** argv) {
   net::TcpServer server(loop, timer, cfg.server, echoHandler());
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
-  fmt::print("echo_server: listening on {}:{} (closes channels idle beyond {})\n",
-             cfg.server.listen.host, port, samples::human(hb.closeTimeout));
+  samples::info("echo_server: listening on {}:{} (closes channels idle beyond {})",
+                cfg.server.listen.host, port, samples::human(hb.closeTimeout));
   std::fflush(stdout);
 
   std::unique_ptr<registry::Registry> reg;
@@ -140,27 +141,27 @@ int run(int argc, char** argv) {
     // Registered in the background: failback retries until the registry takes it.
     reg->registerUrl(url, [url](const wheelbeat::tasks::CallResult& r) {
       if (r.ok) {
-        fmt::print("echo_server: registered {}\n", url);
+        samples::info("echo_server: registered {}", url);
       } else {
-        fmt::print("echo_server: register failed ({}: {}){}\n", r.error, r.message,
-                   r.retrying ? ", retrying" : "");
+        samples::warn("echo_server: register failed ({}: {}){}", r.error, r.message,
+                      r.retrying ? ", retrying" : "");
       }
       std::fflush(stdout);
     });
   }
 
   while (!shutdown.wait(1s)) std::fflush(stdout);
-  fmt::print("echo_server: signal {}, stopping ({} accepted, {} open)\n", shutdown.signal(),
-             server.accepted(), server.connections());
+  samples::info("echo_server: signal {}, stopping ({} accepted, {} open)", shutdown.signal(),
+                server.accepted(), server.connections());
   if (reg) {
     // Unregistered before the server stops: consumers close their links to it at once.
     std::string error;
     if (await([&](wheelbeat::tasks::Completion done) { reg->unregisterUrl(url, std::move(done)); },
               2000ms, error)) {
-      fmt::print("echo_server: unregistered {}\n", url);
+      samples::info("echo_server: unregistered {}", url);
     } else {
-      fmt::print("echo_server: unregister failed ({}): the registry's liveness rule removes it\n",
-                 error);
+      samples::warn("echo_server: unregister failed ({}): the registry's liveness rule removes it",
+                    error);
     }
     std::fflush(stdout);
   }
@@ -168,7 +169,7 @@ int run(int argc, char** argv) {
   if (reg) reg->close();
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_server: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_server: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -184,6 +185,7 @@ constexpr const char* kUsage =
     "  SIGTERM. SIGINT / SIGTERM stop it cleanly (exit 0); a bad option exits 2.\n";
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   if (samples::helpRequested(argc, argv)) {
     fmt::print("{}", kUsage);
     return 0;
@@ -191,7 +193,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_server: {}\n{}", e.what(), kUsage);
+    samples::error("echo_server: {}", e.what());
+    fmt::print(stderr, "{}", kUsage);
     return 2;
   }
 }

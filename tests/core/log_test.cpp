@@ -135,3 +135,12 @@ TEST_CASE("log: setLogSink returns the previous sink and nullptr restores the de
 }
 
 }  // TEST_SUITE("core")
+
+TEST_SUITE("core") {
+
+TEST_CASE("log: formatTimestamp is the line's first field") {
+  CHECK(wheelbeat::core::formatTimestamp(at()) == "2026-11-25T14:03:07.412Z");
+  CHECK(wheelbeat::core::formatTimestamp(at(588ms)) == "2026-11-25T14:03:08.000Z");
+}
+
+}  // TEST_SUITE("core")

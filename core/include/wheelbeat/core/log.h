@@ -42,6 +42,11 @@ void setLogLevel(LogLevel level) noexcept;
 // "DEBUG", "INFO", "WARN", "ERROR", "OFF".
 [[nodiscard]] std::string_view logLevelName(LogLevel level) noexcept;
 
+// "2026-11-25T14:03:07.412Z": `when` in UTC, ISO 8601, truncated to the millisecond (the
+// timestamp of formatLogLine(), for applications that print lines of the same shape).
+// Thread: any.
+[[nodiscard]] std::string formatTimestamp(std::chrono::system_clock::time_point when);
+
 // The default sink's line for `message` at `when`, without the trailing newline:
 // "2026-11-25T14:03:07.412Z INFO  wheelbeat: message" (the time truncated to the millisecond,
 // UTC; years before 1970 or after 9999 are not supported). Thread: any.
