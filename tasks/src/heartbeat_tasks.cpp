@@ -198,8 +198,8 @@ nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds no
   const Decision decision = retry_.next(now, "disconnected");
   if (!granted(channel, decision)) return interval_;
   scheduled_ = Scheduled{now + decision.delay, decision.delay, decision.attempt};
-  logDecision(core::LogLevel::Debug, channel, "reconnect #{} in {}: disconnected",
-              decision.attempt, core::human(decision.delay));
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} in {}: disconnected", decision.attempt,
+              core::human(decision.delay));
   return decision.delay;
 }
 
@@ -219,8 +219,7 @@ nanoseconds ReconnectTimerTask::attemptNow(Channel& channel, std::string_view re
                                            nanoseconds now) {
   const Decision decision = retry_.next(now, "read-idle");
   if (!granted(channel, decision)) return interval_;
-  logDecision(core::LogLevel::Debug, channel, "reconnect #{} now: {}", decision.attempt,
-              reason);
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} now: {}", decision.attempt, reason);
   channel.reconnect(reason);
   count(&TaskMetrics::reconnectsStarted);
   notify(

@@ -108,14 +108,16 @@ TEST_CASE("decision log: heartbeat sent with the idle times that triggered it") 
 TEST_CASE("decision log: reconnect attempts scheduled with their delay then the give-up") {
   CHECK(
       reconnectScenario(LogLevel::Debug) ==
-      Lines{"DEBUG client 192.0.2.1:20880: reconnect #1 in 1s: disconnected",
-            "DEBUG client 192.0.2.1:20880: reconnect #2 in 1.6s: disconnected",
-            "DEBUG client 192.0.2.1:20880: reconnect #3 in 2.56s: disconnected",
-            "WARN client 192.0.2.1:20880: reconnect given up: max-attempts (after 3 reconnect(s))"});
+      Lines{
+          "DEBUG client 192.0.2.1:20880: reconnect #1 in 1s: disconnected",
+          "DEBUG client 192.0.2.1:20880: reconnect #2 in 1.6s: disconnected",
+          "DEBUG client 192.0.2.1:20880: reconnect #3 in 2.56s: disconnected",
+          "WARN client 192.0.2.1:20880: reconnect given up: max-attempts (after 3 reconnect(s))"});
   // A give-up ends the service: it is a warning, also seen at Info.
   CHECK(
       reconnectScenario(LogLevel::Info) ==
-      Lines{"WARN client 192.0.2.1:20880: reconnect given up: max-attempts (after 3 reconnect(s))"});
+      Lines{
+          "WARN client 192.0.2.1:20880: reconnect given up: max-attempts (after 3 reconnect(s))"});
 }
 
 TEST_CASE("decision log: a half-open connection is torn down with its reason") {

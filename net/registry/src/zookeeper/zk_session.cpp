@@ -241,8 +241,7 @@ void ZkSession::closeHandle(int rc) {
   if (timer_ != nullptr) uv_timer_stop(timer_);
   const int closeRc = zookeeper_close(zh);
   if (closeRc != ZOK) {
-    core::log(core::LogLevel::Debug, "zookeeper_close({}): {}", options_.hosts,
-              zerror(closeRc));
+    core::log(core::LogLevel::Debug, "zookeeper_close({}): {}", options_.hosts, zerror(closeRc));
   }
   for (auto& [id, op] : ops) op->done(rc, {});
   for (auto& [id, w] : watches) w->callback(WatchEvent::Lost, w->path);
@@ -365,8 +364,7 @@ void ZkSession::updatePoll(int fd, int interest, bool reset) {
                                 : uv_poll_init(loop_.native(), &box->handle, box->fd);
     if (err != 0) {
       // The timer still drives the client (it retries on its own deadlines).
-      core::log(core::LogLevel::Warn, "zookeeper: cannot poll fd {}: {}", fd,
-                uv_strerror(err));
+      core::log(core::LogLevel::Warn, "zookeeper: cannot poll fd {}: {}", fd, uv_strerror(err));
       return;
     }
     box->self = this;
@@ -453,8 +451,7 @@ void ZkSession::expire() {
   setState(SessionState::Expired, old);
   if (closed_ || !options_.reopenOnExpiry) return;
   if (!openHandle(nullptr)) {
-    core::log(core::LogLevel::Error, "zookeeper: cannot open a new session: {}",
-              lastError_);
+    core::log(core::LogLevel::Error, "zookeeper: cannot open a new session: {}", lastError_);
     return;
   }
   setState(SessionState::Connecting, old);

@@ -430,8 +430,7 @@ private:
     for (const auto& url : list.providers) urls.push_back(url.toFullString());
     std::sort(urls.begin(), urls.end());
     for (const auto& skipped : list.skipped) {
-      core::log(core::LogLevel::Warn, "zookeeper {}: skipped provider {}", hosts_,
-                skipped);
+      core::log(core::LogLevel::Warn, "zookeeper {}: skipped provider {}", hosts_, skipped);
     }
     Service& s = services_[service];
     const bool changed = !s.delivered || urls != s.providers;
