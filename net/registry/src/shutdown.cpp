@@ -1,4 +1,5 @@
 // shutdownProvider (contract in shutdown.h).
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/registry/shutdown.h>
 
@@ -48,7 +49,7 @@ net::ShutdownReport shutdownProvider(Registry& registry, const std::vector<std::
       core::log(core::LogLevel::Warn,
                 "shutdown: {} of {} url(s) not confirmed unregistered within {}; "
                 "consumers still get READONLY",
-                pending->left + pending->failed, urls.size(), unregisterWait);
+                pending->left + pending->failed, urls.size(), core::human(unregisterWait));
     }
   }
   return server.shutdown(grace);
