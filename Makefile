@@ -20,6 +20,8 @@ SHELL := /bin/bash
 .NOTPARALLEL:
 
 DEB_PACKAGES := cmake g++ pkg-config libuv1-dev nlohmann-json3-dev doctest-dev libfmt-dev
+# The metrics endpoint (net/): requests parsed by http-parser (nodejs/http-parser 2.9).
+DEB_PACKAGES += libhttp-parser-dev
 # The fuzz stage: clang, and libFuzzer's runtime, which clang only recommends (so
 # --no-install-recommends leaves it out): libclang-rt-dev pulls the one matching Debian's clang.
 DEB_PACKAGES += clang libclang-rt-dev

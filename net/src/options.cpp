@@ -3,6 +3,8 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <string>
 
@@ -71,6 +73,41 @@ void validate(const ClientOptions& o) {
   checkCodec(o.codec, "ClientOptions.codec");
   checkSendQueue(o.maxSendQueueBytes, o.codec, "ClientOptions");
   checkNested(o.heartbeat, "HeartbeatOptions", "ClientOptions.heartbeat");
+}
+
+}  // namespace wheelbeat::net
+
+namespace wheelbeat::net {
+namespace {
+
+bool validHost(std::string_view host) {
+  return !host.empty() && std::none_of(host.begin(), host.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '[' || c == ']' || c == '/';
+  });
+}
+
+}  // namespace
+
+std::optional<Endpoint> parseEndpoint(std::string_view text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view host = text.substr(0, colon);
+  if (host.starts_with('[')) {
+    if (!host.ends_with(']') || host.size() < 3) return std::nullopt;
+    host = host.substr(1, host.size() - 2);
+    if (host.find(':') == std::string_view::npos) return std::nullopt;  // brackets: IPv6 only
+  } else if (host.find(':') != std::string_view::npos) {
+    return std::nullopt;  // an unbracketed IPv6 literal: its port would be ambiguous
+  }
+  const std::string_view port = text.substr(colon + 1);
+  if (!validHost(host) || port.empty() || port.size() > 5) return std::nullopt;
+  std::uint32_t value = 0;
+  for (char c : port) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return std::nullopt;
+    value = value * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  if (value > 65535) return std::nullopt;
+  return Endpoint{std::string(host), static_cast<std::uint16_t>(value)};
 }
 
 }  // namespace wheelbeat::net

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,11 @@ struct Endpoint {
 
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
+
+// "host:port" -> Endpoint; IPv6 literals in brackets ("[::1]:9464", brackets removed), as in URLs,
+// so the last colon is always the port's. The host is non-empty, without whitespace, '[', ']' or
+// '/'; the port is 0..65535 in decimal. nullopt for anything else. Any thread.
+[[nodiscard]] std::optional<Endpoint> parseEndpoint(std::string_view text);
 
 // Frame limits of the exchange codec (see codec.h).
 struct CodecOptions {
