@@ -5,6 +5,7 @@
 
 #include <wheelbeat/core/log.h>
 
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -12,6 +13,27 @@
 #include <vector>
 
 namespace wbtest {
+
+// "2026-11-25T14:03:07.412Z": digits where digits go, the separators in place (std::regex is not
+// used: GCC 12 warns inside it under the sanitizer builds' -O1).
+inline bool isLogTimestamp(std::string_view s) {
+  constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (s.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool digit = s[i] >= '0' && s[i] <= '9';
+    if (shape[i] == 'd' ? !digit : s[i] != shape[i]) return false;
+  }
+  return true;
+}
+
+// core::formatDuration()'s text: "187us", "1.5ms", "2m5s", "1h30m" (digits and '.', then units).
+inline bool isHumanDuration(std::string_view s) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  for (const char c : s) {
+    if (std::string_view("0123456789.nusmh").find(c) == std::string_view::npos) return false;
+  }
+  return s.back() == 's' || s.back() == 'm' || s.back() == 'h';
+}
 
 class LevelLogCapture {
 public:
