@@ -4,6 +4,9 @@
 // schedules one-shot timeouts, cancels some, runs a task that re-arms itself (the heartbeat
 // pattern), survives a task that throws, stops the wheel and prints its metrics. It also checks
 // what it shows, so it doubles as a test (ctest: sample_wheel_tour). Run it: make demo.
+#include "common/format.h"
+#include "common/say.h"
+
 #include <wheelbeat/core/hashed_wheel_timer.h>
 
 #include <fmt/format.h>
@@ -61,7 +64,7 @@ struct Heartbeat {
   Pulse* pulse;
   void operator()(const Timeout& self) const {
     const int n = ++pulse->beats;
-    fmt::print("  heartbeat {}/{}\n", n, pulse->limit);
+    samples::info("  heartbeat {}/{}", n, pulse->limit);
     if (n < pulse->limit) {
       self.timer()->newTimeout(Heartbeat{pulse}, kBeatPeriod);
     } else {
@@ -72,13 +75,14 @@ struct Heartbeat {
 
 int failures = 0;
 void expect(bool ok, std::string_view what) {
-  fmt::print("  [{}] {}\n", ok ? " ok " : "FAIL", what);
+  samples::info("  [{}] {}", ok ? " ok " : "FAIL", what);
   if (!ok) ++failures;
 }
 
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   // Events main waits for: 4 one-shots, the heartbeat's last beat, the error hook's call.
   Countdown allDone(6);
 
@@ -90,14 +94,14 @@ int main() {
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      fmt::print("  error hook: a task threw \"{}\"; the wheel goes on\n", e.what());
+      samples::info("  error hook: a task threw \"{}\"; the wheel goes on", e.what());
     }
     ++hookCalls;
     allDone.done();
   };
   HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms, .ticksPerWheel = 64}, std::move(hooks));
-  fmt::print("wheel: tick {} ms, {} slots\n", Ms(timer.tickDuration()).count(),
-             timer.ticksPerWheel());
+  samples::info("wheel: tick {}, {} slots", samples::human(timer.tickDuration()),
+                timer.ticksPerWheel());
 
   // 2. One-shots scheduled out of order run in deadline order, never early (lateness >= 0),
   //    normally less than one tick late.
@@ -109,8 +113,9 @@ int main() {
     timer.newTimeout(
         [&, delayMs, deadline] {
           const Ms late = Steady::now() - deadline;
-          fmt::print("  one-shot {:>3} ms ran, {:.2f} ms after its deadline\n", delayMs,
-                     late.count());
+          samples::info("  one-shot {:>5} ran, {} after its deadline",
+                        samples::human(std::chrono::milliseconds(delayMs)),
+                        samples::human(std::chrono::duration_cast<std::chrono::nanoseconds>(late)));
           const std::lock_guard lock(mutex);
           order.push_back(delayMs);
           neverEarly = neverEarly && late.count() >= 0;
@@ -140,11 +145,11 @@ int main() {
   const bool finished = allDone.wait(5s);
   const std::vector<Timeout> unprocessed = timer.stop();  // wakes and joins the wheel thread
   const auto metrics = timer.metrics();
-  fmt::print("stopped: {} timeout(s) handed back\nmetrics: {}\n", unprocessed.size(),
-             metrics.toString());
+  samples::info("stopped: {} timeout(s) handed back", unprocessed.size());
+  samples::info("metrics: {}", metrics.toString());
 
   // Checks (stop() joined the wheel thread, so everything it wrote is visible here).
-  fmt::print("checks:\n");
+  samples::info("checks:");
   expect(finished, "every expected event arrived within 5 s");
   expect(order == std::vector<int>{50, 100, 250, 400}, "one-shots ran in deadline order");
   expect(neverEarly, "no one-shot ran before its deadline");
@@ -157,6 +162,6 @@ int main() {
   expect(timer.isStopped() && metrics.pending == 0, "stopped, nothing pending");
   expect(metrics.scheduled == 13 && metrics.fired == 10 && metrics.cancelled == 3,
          "metrics: 13 scheduled, 10 fired, 3 cancelled");
-  fmt::print("{}\n", failures == 0 ? "tour complete" : "tour FAILED");
+  samples::info("{}", failures == 0 ? "tour complete" : "tour FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // lifecycle (start, stop). The wheel thread's side is in timer_worker.cpp.
 #include "timer_impl.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 
 #include <fmt/format.h>
@@ -27,12 +28,12 @@ constexpr std::int64_t kMaxDeadlineOffsetNs = std::numeric_limits<std::int64_t>:
 
 std::int64_t validTickNs(std::chrono::nanoseconds tick) {
   if (tick.count() <= 0) {
-    throw std::invalid_argument(
-        fmt::format("HashedWheelTimer: tickDuration = {}ns (expected: > 0)", tick.count()));
+    throw std::invalid_argument(fmt::format("HashedWheelTimer: tickDuration = {} (expected: > 0)",
+                                            formatDurationExact(tick)));
   }
   if (tick.count() < kMinTickNs) {
-    log(LogLevel::Warn, "HashedWheelTimer: tickDuration = {}ns is below the 1ms minimum; using 1ms",
-        tick.count());
+    log(LogLevel::Warn, "HashedWheelTimer: tickDuration = {} is below the 1ms minimum; using 1ms",
+        formatDurationExact(tick));
     return kMinTickNs;
   }
   return tick.count();

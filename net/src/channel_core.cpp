@@ -112,6 +112,13 @@ std::uint64_t ChannelCore::heartbeatsAnswered() const noexcept {
   return answered_.load(std::memory_order_relaxed);
 }
 
+std::string ChannelCore::logName() const {
+  if (remote_.host.find(':') != std::string::npos) {  // IPv6: brackets keep the port apart
+    return fmt::format("channel {} from [{}]:{}", id_, remote_.host, remote_.port);
+  }
+  return fmt::format("channel {} from {}:{}", id_, remote_.host, remote_.port);
+}
+
 void ChannelCore::stampBoth() noexcept {
   const std::int64_t now = timer_.now().count();
   lastRead_.store(now, std::memory_order_release);
@@ -173,10 +180,8 @@ void ChannelCore::sendHeartbeat() {
   heartbeatSentAt_.store(timer_.now().count(), std::memory_order_relaxed);
   const SendResult r = enqueue(kHeartbeatFrameBytes,
                                [hbId](std::string& out) { encodeHeartbeatRequest(out, hbId); });
-  if (r != SendResult::Queued) {
-    core::log(core::LogLevel::Debug, "wheelbeat: channel {}: heartbeat not sent: {}", id_,
-              sendResultName(r));
-  }
+  if (r != SendResult::Queued)
+    logDebug(*this, "heartbeat {} not sent: {}", hbId, sendResultName(r));
 }
 
 RequestResult ChannelCore::request(std::string_view body, std::chrono::nanoseconds timeout,
@@ -399,6 +404,7 @@ void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
   const std::int64_t rtt = timer_.now().count() - sent;
   heartbeatRtt_.store(rtt, std::memory_order_relaxed);
   metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));
+  logDebug(*this, "heartbeat {} answered in {}", id, core::human(std::chrono::nanoseconds(rtt)));
 }
 
 // Connect / close path

@@ -9,6 +9,7 @@
 #include "request_tracker.h"
 #include "stream.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
@@ -39,6 +40,18 @@ struct ChannelConfig {
   std::shared_ptr<ChannelMetrics> metrics = nullptr;
 };
 
+// A Debug line "NAME: message" about `channel` (its logName()), built only when Debug is on.
+template <typename... Args>
+void logDebug(const tasks::Channel& channel, fmt::format_string<Args...> format,
+              Args&&... args) noexcept {
+  if (!core::logEnabled(core::LogLevel::Debug)) return;
+  try {
+    core::log(core::LogLevel::Debug, "{}: {}", channel.logName(),
+              fmt::format(format, std::forward<Args>(args)...));
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory for a log line: no line
+  }
+}
+
 class ChannelCore : public Channel,
                     public FrameSink,
                     public std::enable_shared_from_this<ChannelCore> {
@@ -57,6 +70,8 @@ public:
   // socket, under outMutex_ so the loop cannot close the descriptor meanwhile).
   [[nodiscard]] bool hasUnreadInput() const noexcept override;
   void sendHeartbeat() override;
+  // "channel 7 from 192.0.2.9:41234" (a client's: "client HOST:PORT").
+  [[nodiscard]] std::string logName() const override;
 
   // net::Channel (any thread).
   [[nodiscard]] SendResult send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
@@ -181,9 +196,9 @@ void ChannelCore::safely(std::string_view what, Fn&& fn) noexcept {
   try {
     fn();
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw: {}", id_, what, e.what());
+    core::log(core::LogLevel::Error, "channel {}: {} threw: {}", id_, what, e.what());
   } catch (...) {
-    core::log(core::LogLevel::Error, "wheelbeat: channel {}: {} threw", id_, what);
+    core::log(core::LogLevel::Error, "channel {}: {} threw", id_, what);
   }
 }
 

@@ -33,6 +33,7 @@ public:
   void close(std::string_view reason) override { closeForGood(std::string(reason)); }
 
   void streamClosed(Stream& stream, const CloseReason& reason) noexcept override;
+  [[nodiscard]] std::string logName() const override { return "client " + target(); }
   // Loop: Connected -> ReadOnly.
   void readOnlyReceived() noexcept override;
   // An attempt is in flight: name resolution or TCP connect (any thread).

@@ -79,8 +79,7 @@ void EventLoop::Impl::threadMain() {
   uv_run(&loop, UV_RUN_DEFAULT);  // returns once stop() closed the async and every handle
   closeResult = uv_loop_close(&loop);
   if (closeResult != 0) {
-    log(LogLevel::Error, "wheelbeat: event loop '{}': uv_loop_close: {}", name,
-        NetError(closeResult));
+    log(LogLevel::Error, "event loop '{}': uv_loop_close: {}", name, NetError(closeResult));
   }
 }
 
@@ -114,11 +113,10 @@ void EventLoop::Impl::runBatch() noexcept {
         fn();
       } catch (const std::exception& e) {
         taskErrors.fetch_add(1, std::memory_order_relaxed);
-        log(LogLevel::Error, "wheelbeat: event loop '{}': a posted function threw: {}", name,
-            e.what());
+        log(LogLevel::Error, "event loop '{}': a posted function threw: {}", name, e.what());
       } catch (...) {
         taskErrors.fetch_add(1, std::memory_order_relaxed);
-        log(LogLevel::Error, "wheelbeat: event loop '{}': a posted function threw", name);
+        log(LogLevel::Error, "event loop '{}': a posted function threw", name);
       }
       tasksRun.fetch_add(1, std::memory_order_relaxed);
     }
@@ -139,8 +137,8 @@ void EventLoop::Impl::beginShutdown() noexcept {
       [](uv_handle_t* h, void* arg) {
         auto* self = static_cast<Impl*>(arg);
         if (uv_is_closing(h) != 0 || h == detail::asHandle(&self->async)) return;
-        log(LogLevel::Warn, "wheelbeat: event loop '{}': closing a foreign {} handle at stop()",
-            self->name, uv_handle_type_name(uv_handle_get_type(h)));
+        log(LogLevel::Warn, "event loop '{}': closing a foreign {} handle at stop()", self->name,
+            uv_handle_type_name(uv_handle_get_type(h)));
         uv_close(h, nullptr);
       },
       this);

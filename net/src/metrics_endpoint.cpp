@@ -84,8 +84,8 @@ void MetricsEndpoint::Core::close() noexcept {
 void MetricsEndpoint::Core::onConnection(uv_stream_t* listener, int status) noexcept {
   auto* self = static_cast<Core*>(static_cast<LoopHandle*>(detail::asHandle(listener)->data));
   if (status < 0) {
-    core::log(core::LogLevel::Warn, "wheelbeat: metrics endpoint on port {}: accept: {}",
-              self->port.load(), NetError(status));
+    core::log(core::LogLevel::Warn, "metrics endpoint on port {}: accept: {}", self->port.load(),
+              NetError(status));
     return;
   }
   self->accept();
@@ -164,7 +164,7 @@ MetricsEndpoint::~MetricsEndpoint() {
   try {
     close();
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: metrics endpoint: close: {}", e.what());
+    core::log(core::LogLevel::Error, "metrics endpoint: close: {}", e.what());
   }
 }
 

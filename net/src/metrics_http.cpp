@@ -160,7 +160,7 @@ int HttpConnection::messageComplete() noexcept {
     try {
       body = core_->answer(parser_, url_, status);
     } catch (const std::exception& e) {
-      core::log(core::LogLevel::Warn, "wheelbeat: metrics endpoint: render failed: {}", e.what());
+      core::log(core::LogLevel::Warn, "metrics endpoint: render failed: {}", e.what());
       status = 500;
       body = "render failed\n";
     }

@@ -1,5 +1,6 @@
 #include "request_tracker.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 
 #include <fmt/chrono.h>
@@ -89,9 +90,12 @@ void RequestTracker::expire(std::uint64_t id, std::chrono::nanoseconds after) {
   // The wheel thread must not run application code: hand the callback to the loop. If the loop
   // is stopping, the callback is dropped (its channel is being closed anyway).
   loop_.post([done = std::move(done), id, after] {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(after);
-    run(done,
-        CallResult{CallStatus::Timeout, id, 0, 0, {}, fmt::format("no response within {}", ms)});
+    run(done, CallResult{CallStatus::Timeout,
+                         id,
+                         0,
+                         0,
+                         {},
+                         fmt::format("no response within {}", core::human(after))});
   });
 }
 
@@ -100,10 +104,9 @@ void RequestTracker::run(const ResponseCallback& done, const CallResult& result)
   try {
     done(result);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: request {} callback threw: {}", result.id,
-              e.what());
+    core::log(core::LogLevel::Error, "request {} callback threw: {}", result.id, e.what());
   } catch (...) {
-    core::log(core::LogLevel::Error, "wheelbeat: request {} callback threw", result.id);
+    core::log(core::LogLevel::Error, "request {} callback threw", result.id);
   }
 }
 

@@ -50,6 +50,7 @@ private:
     bool isConnected() const noexcept override { return parent_.isConnected(); }
     bool isClosed() const noexcept override { return parent_.isClosed(); }
     bool hasUnreadInput() const noexcept override { return parent_.hasUnreadInput(); }
+    std::string logName() const override { return parent_.logName(); }
     void sendHeartbeat() override { parent_.sendHeartbeat(); }
     void reconnect(std::string_view reason) override { close(reason); }
     void close(std::string_view reason) override {

@@ -3,8 +3,6 @@
 
 #include <wheelbeat/net/tcp_client.h>
 
-#include <fmt/chrono.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -69,8 +67,7 @@ std::string ClientChannel::target() const {
 
 void ClientChannel::readOnlyReceived() noexcept {
   if (state() != ClientState::Connected) return;
-  core::log(core::LogLevel::Info, "wheelbeat: client {}: the server is shutting down (READONLY)",
-            target());
+  core::log(core::LogLevel::Info, "client {}: the server is shutting down (READONLY)", target());
   setState(ClientState::ReadOnly, "READONLY event: the server is shutting down");
 }
 
@@ -103,8 +100,7 @@ void ClientChannel::setState(ClientState next, std::string_view reason) noexcept
   const Connectivity to = connectivityOf(next);
   const Connectivity from = connectivity_.exchange(to, std::memory_order_acq_rel);
   if (from == to) return;
-  core::log(core::LogLevel::Debug, "wheelbeat: client {}: {} -> {}: {}", target(),
-            connectivityName(from), connectivityName(to), reason);
+  logDebug(*this, "{} -> {}: {}", connectivityName(from), connectivityName(to), reason);
   if (onConnectivity_) {
     safely("the connectivity callback", [&] {
       onConnectivity_(ConnectivityChange{from, to, std::string(reason)});
@@ -122,7 +118,7 @@ void ClientChannel::connect() noexcept {
   try {
     stream = Stream::create(loop().native(), shared_from_this(), codec());
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: client {}: {}", target(), e.what());
+    core::log(core::LogLevel::Error, "client {}: {}", target(), e.what());
     wakeReconnectTask();  // state stays Disconnected: the reconnect task tries again
     return;
   }
@@ -238,10 +234,9 @@ void ClientChannel::connected(Stream& stream, int status) noexcept {
 
 void ClientChannel::connectTimedOut(std::uint64_t attempt) noexcept {
   if (attempt != attempt_ || state() != ClientState::Connecting || current() == nullptr) return;
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(options_.connectTimeout);
-  closeStream(*current(),
-              CloseReason{CloseKind::ConnectTimeout, NetError(UV_ETIMEDOUT),
-                          fmt::format("connect to {} not done within {}", target(), ms)});
+  closeStream(*current(), CloseReason{CloseKind::ConnectTimeout, NetError(UV_ETIMEDOUT),
+                                      fmt::format("connect to {} not done within {}", target(),
+                                                  core::human(options_.connectTimeout))});
 }
 
 // Reconnecting and closing
@@ -313,7 +308,10 @@ void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
     std::lock_guard lock(mutex_);
     connectTimeout_.cancel();
   }
-  const std::string why = fmt::format("{}", reason);
+  // A failed attempt names its number: "connect attempt 3 failed: refused: ...".
+  const std::string why = state() == ClientState::Connecting
+                              ? fmt::format("connect attempt {} failed: {}", attempt_, reason)
+                              : fmt::format("{}", reason);
   if (isClosed()) {
     setState(ClientState::Closed, why);
     notifyClosed(reason);

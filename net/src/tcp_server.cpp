@@ -22,6 +22,7 @@ void ServerChannel::start(Stream* stream, const tasks::HeartbeatOptions& heartbe
                           const std::shared_ptr<tasks::TaskListener>& listener,
                           const std::shared_ptr<tasks::TaskMetrics>& metrics) noexcept {
   setRemote(peerOf(stream->tcp()));
+  logDebug(*this, "accepted");
   attach(stream);
   if (!isConnected()) return;  // could not start reading: already closing
   safely("starting the close-idle task", [&] {
@@ -59,6 +60,7 @@ void ServerChannel::unansweredChanged(std::int64_t delta) noexcept {
 }
 
 void ServerChannel::streamClosed(Stream& stream, const CloseReason& reason) noexcept {
+  logDebug(*this, "closed: {}", reason);
   ChannelCore::streamClosed(stream, reason);
   if (const std::int64_t left = dropUnanswered(); left != 0) server_->unansweredDelta(-left);
   markClosed();
@@ -116,7 +118,7 @@ std::string ServerCore::where() const {
 void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
   auto* self = static_cast<ServerCore*>(static_cast<LoopHandle*>(asHandle(listener)->data));
   if (status < 0) {
-    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: accept: {}", self->port.load(),
+    core::log(core::LogLevel::Warn, "server on port {}: accept: {}", self->port.load(),
               NetError(status));
     return;
   }
@@ -150,8 +152,7 @@ void ServerCore::accept() noexcept {
                                    static_cast<int>(ClientState::Connected));
     channel->start(stream, heartbeat_, listener_, metrics_);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Error, "wheelbeat: server on port {}: accept failed: {}", port.load(),
-              e.what());
+    core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(), e.what());
     reject();  // libuv reads the listener again only once the pending connection is taken
   }
 }
@@ -206,8 +207,7 @@ void ServerCore::shutdown(std::chrono::nanoseconds grace, ShutdownReport& report
     quietTimeout_ = timer_.newTimeout(onLoop(&ServerCore::quietOver),
                                       std::min<std::chrono::nanoseconds>(grace, kQuiet));
   } catch (const std::exception& e) {  // the wheel stopped: no grace to give
-    core::log(core::LogLevel::Warn, "wheelbeat: server on port {}: shutdown: {}", port.load(),
-              e.what());
+    core::log(core::LogLevel::Warn, "server on port {}: shutdown: {}", port.load(), e.what());
     stop();
   }
 }

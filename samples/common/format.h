@@ -1,6 +1,7 @@
 // Small formatting helpers shared by the samples.
 #pragma once
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/net/options.h>
 
 #include <fmt/format.h>
@@ -10,13 +11,9 @@
 
 namespace samples {
 
-// "250ms", "1.5s": durations as people read them.
-inline std::string human(std::chrono::nanoseconds d) {
-  const double ms = std::chrono::duration<double, std::milli>(d).count();
-  if (ms >= 1000) return fmt::format("{:.3g}s", ms / 1000);
-  if (ms >= 1) return fmt::format("{:.3g}ms", ms);
-  return fmt::format("{:.3g}us", ms * 1000);
-}
+// "250ms", "1.5s", "2m5s": durations as people read them (core::formatDuration(), the format of
+// the library's own messages).
+inline std::string human(std::chrono::nanoseconds d) { return wheelbeat::core::formatDuration(d); }
 
 // "127.0.0.1:20880", "[::1]:20880".
 inline std::string endpointText(const wheelbeat::net::Endpoint& e) {

@@ -12,6 +12,8 @@
 // run on the loop thread, one scrape at a time.
 #pragma once
 
+#include "say.h"
+
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/metrics_endpoint.h>
@@ -48,8 +50,7 @@ public:
         loop, wheelbeat::net::MetricsEndpointOptions{.listen = *listen},
         [this] { return registry_.prometheusText(); });
     const std::string host = listen->substr(0, listen->rfind(':'));
-    fmt::print("{}: metrics on http://{}:{}/metrics\n", who, host, endpoint_->port());
-    std::fflush(stdout);
+    samples::info("{}: metrics on http://{}:{}/metrics", who, host, endpoint_->port());
   }
 
   // A collector removed when the returned registration goes (for objects that die before this).

@@ -126,9 +126,11 @@ void Cluster::readFrom(Node& node) {
     for (std::size_t eol; (eol = node.buffer.find('\n')) != std::string::npos;) {
       const std::string line = node.buffer.substr(0, eol);
       node.buffer.erase(0, eol + 1);
-      if (line.rfind("STATUS ", 0) != 0) continue;
+      // "2026-11-25T14:03:07.412Z INFO  STATUS k=v k=v" (samples/common/say.h's line).
+      const std::size_t at = line.find(" STATUS ");
+      if (at == std::string::npos) continue;
       node.status.fields.clear();
-      for (const std::string& kv : split(line.substr(7), ' ')) {
+      for (const std::string& kv : split(line.substr(at + 8), ' ')) {
         const auto eq = kv.find('=');
         if (eq != std::string::npos) node.status.fields[kv.substr(0, eq)] = kv.substr(eq + 1);
       }

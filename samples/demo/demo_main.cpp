@@ -9,6 +9,7 @@
 // reaped on every path. --plain (or stdout not a terminal): no live table, events line by line.
 #include "cluster.h"
 #include "common/cli.h"
+#include "common/say.h"
 #include "common/shutdown_signal.h"
 #include "scenario.h"
 
@@ -51,19 +52,20 @@ demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
 }
 
 int summarize(const demo::Scenario& scenario, int uncleanExits) {
-  fmt::print("\nsummary (each expected recovery, from its fault):\n");
+  fmt::print("\n");
+  samples::info("summary (each expected recovery, from its fault):");
   bool all = true;
   for (const demo::Recovery& r : scenario.recoveries()) {
-    fmt::print(
-        "  [{}] {:<18} {:<72} {}\n", r.seen ? "seen" : "NOT SEEN", r.step, r.what,
+    samples::info(
+        "  [{}] {:<18} {:<72} {}", r.seen ? "seen" : "NOT SEEN", r.step, r.what,
         r.seen ? fmt::format("{:.1f}s", r.seconds) : fmt::format("(waited {:.0f}s)", r.bound));
     all = all && r.seen;
   }
-  fmt::print("  [{}] every node stopped cleanly on SIGTERM (exit status 0){}\n",
-             uncleanExits == 0 ? "seen" : "NOT SEEN",
-             uncleanExits == 0 ? "" : fmt::format(": {} did not", uncleanExits));
+  samples::info("  [{}] every node stopped cleanly on SIGTERM (exit status 0){}",
+                uncleanExits == 0 ? "seen" : "NOT SEEN",
+                uncleanExits == 0 ? "" : fmt::format(": {} did not", uncleanExits));
   all = all && uncleanExits == 0;
-  fmt::print("{}\n", all ? "demo passed: every recovery was seen" : "demo FAILED");
+  samples::info("{}", all ? "demo passed: every recovery was seen" : "demo FAILED");
   return all ? 0 : 1;
 }
 
@@ -95,11 +97,11 @@ int run(int argc, char** argv) {
   try {
     scenario.run();
   } catch (const demo::Interrupted&) {
-    fmt::print("\ninterrupted: stopping every node\n");
+    samples::warn("interrupted: stopping every node");
     cluster.stopAll(std::chrono::seconds(5));
     return 130;
   } catch (const std::exception& e) {
-    fmt::print("\ndemo error: {}: stopping every node\n", e.what());
+    samples::error("demo error: {}: stopping every node", e.what());
     cluster.stopAll(std::chrono::seconds(5));
     return 2;
   }
@@ -107,7 +109,7 @@ int run(int argc, char** argv) {
   const int unclean = cluster.stopAll();
   for (const demo::Node& n : cluster.nodes()) {
     if (n.life == demo::Life::Exited && n.exitStatus != n.cleanExit) {
-      fmt::print("  {} exited with {} (see {}/{}.log)\n", n.name, n.exitStatus, logDir, n.name);
+      samples::info("  {} exited with {} (see {}/{}.log)", n.name, n.exitStatus, logDir, n.name);
     }
   }
   return summarize(scenario, unclean);
@@ -116,10 +118,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wheelbeat_demo: {}\n", e.what());
+    samples::error("wheelbeat_demo: {}", e.what());
     return 2;
   }
 }

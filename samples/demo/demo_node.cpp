@@ -6,6 +6,7 @@
 // intervals come from the cluster's JSON file; the driver chooses the registry's port. With
 // --metrics it serves its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus).
 #include "common/cli.h"
+#include "common/say.h"
 #include "node.h"
 
 #include <wheelbeat/net/channel_metrics.h>
@@ -39,7 +40,7 @@ config::Config configure(const samples::Cli& cli) {
           fmt::format("--registry-kind {} (expected: embedded, redis or zookeeper)", *kind));
     }
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
@@ -68,7 +69,7 @@ int run(int argc, char** argv) {
   } else if (role == "consumer") {
     status = demo::runConsumer(node);
   } else {
-    fmt::print(stderr, "unknown --role '{}' (expected: registry, provider or consumer)\n", role);
+    samples::error("unknown --role '{}' (expected: registry, provider or consumer)", role);
   }
   // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
   metrics.close();
@@ -80,10 +81,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wheelbeat_demo_node: {}\n", e.what());
+    samples::error("wheelbeat_demo_node: {}", e.what());
     return 2;
   }
 }

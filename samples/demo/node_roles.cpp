@@ -1,5 +1,6 @@
 // The three roles of a demo node. Each sets up its part, reports its status every 500 ms until
 // a signal arrives, then stops what it started (the caller stops the loop and the wheel).
+#include "common/say.h"
 #include "node.h"
 #include "rpc/greeter.h"
 
@@ -58,7 +59,7 @@ registry::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg) {
 }
 
 void emitStatus(const std::string& fields) {
-  fmt::print("STATUS {}\n", fields);
+  samples::info("STATUS {}", fields);
   std::fflush(stdout);
 }
 

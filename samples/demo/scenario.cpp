@@ -1,5 +1,6 @@
 #include "scenario.h"
 
+#include "common/say.h"
 #include "table.h"
 
 #include <fmt/format.h>
@@ -28,7 +29,7 @@ double Scenario::sinceStart() const { return Seconds(SteadyClock::now() - start_
 void Scenario::event(const std::string& text) {
   events_.push_back(fmt::format("t+{:5.1f}s  {}", sinceStart(), text));
   if (options_.plain) {
-    fmt::print("{}\n", events_.back());
+    samples::info("{}", events_.back());
     std::fflush(stdout);
   }
 }

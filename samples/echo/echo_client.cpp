@@ -30,6 +30,7 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/metrics.h"
+#include "../common/say.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
@@ -71,7 +72,7 @@ wheelbeat::config::Config configure(const samples::Cli& cli) {
   if (const auto port = cli.number("--port", 1, 65535)) {
     cfg.client.server.port = static_cast<std::uint16_t>(*port);
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
@@ -79,14 +80,14 @@ net::ChannelHandler logHandler() {
   net::ChannelHandler h;
   // Every connection and every failed attempt ends here, with why (refused, reset, reconnect...).
   h.onClosed = [](net::Channel&, const net::CloseReason& why) {
-    fmt::print("closed: {}\n", why);
+    samples::info("closed: {}", why);
     std::fflush(stdout);
   };
   return h;
 }
 
 void logStateChange(net::ClientState from, net::ClientState to) {
-  fmt::print("state: {} -> {}\n", net::clientStateName(from), net::clientStateName(to));
+  samples::info("state: {} -> {}", net::clientStateName(from), net::clientStateName(to));
   std::fflush(stdout);
 }
 
@@ -102,13 +103,12 @@ struct Stats {
   // reconnects=0 requests ok/failed=5/0" (p50 / p99 estimated inside the histogram's buckets).
   void print(std::string_view state) const {
     const auto rtt = channels->heartbeatRtt.snapshot();
-    fmt::print(
+    samples::info(
         "echo_client: stats: state={} heartbeats sent/answered={}/{} rtt p50={} p99={} "
-        "reconnects={} requests ok/failed={}/{}\n",
+        "reconnects={} requests ok/failed={}/{}",
         state, tasks->heartbeatsSent.load(), rtt.count, samples::human(rtt.quantile(0.50)),
         samples::human(rtt.quantile(0.99)), tasks->reconnectsStarted.load(), ok.load(),
         failed.load());
-    std::fflush(stdout);
   }
 };
 
@@ -122,17 +122,17 @@ void sendOne(net::TcpClient& client, std::uint64_t n, const std::shared_ptr<Stat
         const auto rtt = Clock::now() - sentAt;
         if (result.status == net::CallStatus::Ok) {
           stats->ok.fetch_add(1);
-          fmt::print("response #{}: \"{}\" in {}\n", n, result.body, samples::human(rtt));
+          samples::info("response #{}: \"{}\" in {}", n, result.body, samples::human(rtt));
         } else {
           stats->failed.fetch_add(1);
-          fmt::print("request #{} failed: {}: {}\n", n, net::callStatusName(result.status),
-                     result.error);
+          samples::warn("request #{} failed: {}: {}", n, net::callStatusName(result.status),
+                        result.error);
         }
         std::fflush(stdout);
       });
   if (r.sent != net::SendResult::Queued) {
     stats->failed.fetch_add(1);
-    fmt::print("request #{} not sent: {}\n", n, net::sendResultName(r.sent));
+    samples::warn("request #{} not sent: {}", n, net::sendResultName(r.sent));
   }
 }
 
@@ -164,8 +164,8 @@ public:
     std::lock_guard lock(mutex_);
     for (const auto& [url, at] : attemptsAtClose_) {
       const auto now = clients_.at(url)->connectAttempts();
-      fmt::print("after close: {} connect attempt(s) to {} since it was closed ({} in all)\n",
-                 now - at, url, now);
+      samples::info("after close: {} connect attempt(s) to {} since it was closed ({} in all)",
+                    now - at, url, now);
     }
   }
 
@@ -212,31 +212,31 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   auto followed = std::make_shared<Followed>();
   registry::DirectoryEvents events;
   events.onList = [](const std::vector<std::string>& urls) {
-    fmt::print("providers: {}{}{}\n", urls.size(), urls.empty() ? "" : ": ", joined(urls));
+    samples::info("providers: {}{}{}", urls.size(), urls.empty() ? "" : ": ", joined(urls));
     std::fflush(stdout);
   };
   events.onConnected = [](const std::string& url, net::Channel&) {
-    fmt::print("connected: {}\n", url);
+    samples::info("connected: {}", url);
     std::fflush(stdout);
   };
   events.onClosed = [followed](const std::string& url, const net::CloseReason& why) {
     followed->closed(url);
-    fmt::print("closed: {} ({})\n", url, why);
+    samples::info("closed: {} ({})", url, why);
     std::fflush(stdout);
   };
   events.onEmptyHeld = [](std::size_t kept) {
-    fmt::print("empty list held: {} kept (the registry is not trusted yet)\n", kept);
+    samples::info("empty list held: {} kept (the registry is not trusted yet)", kept);
     std::fflush(stdout);
   };
   net::ChannelHandler links;
   links.onClosed = [](net::Channel& ch, const net::CloseReason& why) {
-    fmt::print("link to {} closed: {}\n", samples::endpointText(ch.remote()), why);
+    samples::info("link to {} closed: {}", samples::endpointText(ch.remote()), why);
     std::fflush(stdout);
   };
   registry::Directory directory(loop, timer, *reg, f.service, options, links, events);
-  fmt::print("echo_client: following {} (version {}, group {}) on {}{}\n", f.service,
-             f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
-             registersConsumer ? fmt::format(" as {}", consumer) : "");
+  samples::info("echo_client: following {} (version {}, group {}) on {}{}", f.service,
+                f.version.empty() ? "none" : f.version, f.group.empty() ? "none" : f.group, f.url,
+                registersConsumer ? fmt::format(" as {}", consumer) : "");
   std::fflush(stdout);
   directory.start();
   samples::SampleMetrics metrics;
@@ -253,7 +253,7 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
       sendOne(*client, n, stats);
     } else {
       stats->failed.fetch_add(1);
-      fmt::print("request #{} not sent: no provider connected\n", n);
+      samples::warn("request #{} not sent: no provider connected", n);
       std::fflush(stdout);
     }
     if (n % 5 == 0) {
@@ -263,14 +263,14 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
     }
   }
   metrics.close();
-  fmt::print("echo_client: signal {}, stopping ({} provider(s) followed)\n", shutdown.signal(),
-             directory.providers().size());
+  samples::info("echo_client: signal {}, stopping ({} provider(s) followed)", shutdown.signal(),
+                directory.providers().size());
   directory.close();
   followed->report();
   reg->close();
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_client: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_client: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -295,9 +295,9 @@ int run(int argc, char** argv) {
   options.metrics = stats->channels;
   net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr, stats->tasks);
   const auto hb = cfg.client.heartbeat.resolved();
-  fmt::print("echo_client: to {} (heartbeat {}, half-open after {} read idle)\n",
-             samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
-             samples::human(hb.idleTimeout));
+  samples::info("echo_client: to {} (heartbeat {}, half-open after {} read idle)",
+                samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
+                samples::human(hb.idleTimeout));
   client.start();
   samples::SampleMetrics metrics;
   addCollectors(metrics, timer, stats);
@@ -308,12 +308,12 @@ int run(int argc, char** argv) {
     if (n % 5 == 0) stats->print(net::clientStateName(client.state()));
   }
   metrics.close();
-  fmt::print("echo_client: signal {}, stopping after {} connect attempt(s)\n", shutdown.signal(),
-             client.connectAttempts());
+  samples::info("echo_client: signal {}, stopping after {} connect attempt(s)", shutdown.signal(),
+                client.connectAttempts());
   client.close("shutting down");
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_client: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_client: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -331,6 +331,7 @@ constexpr const char* kUsage =
     "  a bad option exits 2.\n";
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   if (samples::helpRequested(argc, argv)) {
     fmt::print("{}", kUsage);
     return 0;
@@ -338,7 +339,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_client: {}\n{}", e.what(), kUsage);
+    samples::error("echo_client: {}", e.what());
+    fmt::print(stderr, "{}", kUsage);
     return 2;
   }
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "common/cli.h"
+#include "common/say.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/registry/options.h>
@@ -110,8 +111,8 @@ public:
     const std::string_view verb = op == wheelbeat::tasks::FailbackOp::Register    ? "registered"
                                   : op == wheelbeat::tasks::FailbackOp::Subscribe ? "subscribed to"
                                                                                   : "done:";
-    fmt::print("{}: {} {} (after {} retr{})\n", tool_, verb, key, attempts,
-               attempts == 1 ? "y" : "ies");
+    samples::info("{}: {} {} (after {} retr{})", tool_, verb, key, attempts,
+                  attempts == 1 ? "y" : "ies");
     std::fflush(stdout);
   }
 

@@ -24,6 +24,7 @@
 #include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/metrics.h"
+#include "../common/say.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
@@ -60,26 +61,26 @@ wheelbeat::config::Config configure(const samples::Cli& cli) {
   if (const auto port = cli.number("--port", 0, 65535)) {
     cfg.server.listen.port = static_cast<std::uint16_t>(*port);
   }
-  wheelbeat::core::setLogLevel(cfg.logLevel);
+  wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
 net::ChannelHandler echoHandler() {
   net::ChannelHandler h;
   h.onConnected = [](net::Channel& ch) {
-    fmt::print("connected: channel {} from {}\n", ch.id(), samples::endpointText(ch.remote()));
+    samples::info("connected: channel {} from {}", ch.id(), samples::endpointText(ch.remote()));
   };
   h.onFrame = [](net::Channel& ch, const net::FrameView& f) {
     if (!f.isRequest() || !f.isTwoWay()) return;  // one-way frames and stray responses: dropped
     // A response: no request bit, the request's serialization, status OK, the same id and body.
     const net::SendResult r = ch.send(f.serialization(), net::kStatusOk, f.id, f.body);
     if (r != net::SendResult::Queued) {
-      fmt::print("echo of request {} not sent: {}\n", f.id, net::sendResultName(r));
+      samples::warn("echo of request {} not sent: {}", f.id, net::sendResultName(r));
     }
   };
   h.onClosed = [](net::Channel& ch, const net::CloseReason& why) {
-    fmt::print("closed: channel {} ({} heartbeats answered): {}\n", ch.id(),
-               ch.heartbeatsAnswered(), why);
+    samples::info("closed: channel {} ({} heartbeats answered): {}", ch.id(),
+                  ch.heartbeatsAnswered(), why);
   };
   return h;
 }
@@ -104,9 +105,8 @@ void printStats(const net::TcpServer& server, const wheelbeat::tasks::TaskMetric
                        net::DecodeError::OutOfMemory}) {
     protocolErrors += channels.decodeErrors(e);
   }
-  fmt::print("echo_server: stats: connections={} accepted={} idle-closes={} protocol-errors={}\n",
-             server.connections(), server.accepted(), tasks.closes.load(), protocolErrors);
-  std::fflush(stdout);
+  samples::info("echo_server: stats: connections={} accepted={} idle-closes={} protocol-errors={}",
+                server.connections(), server.accepted(), tasks.closes.load(), protocolErrors);
 }
 
 // Waits for one registry call's final answer (a failback retry is not one), at most `limit`.
@@ -148,9 +148,9 @@ int run(int argc, char** argv) {
   net::TcpServer server(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
-  fmt::print("echo_server: listening on {} (closes channels idle beyond {})\n",
-             samples::endpointText({cfg.server.listen.host, port}),
-             samples::human(hb.closeTimeout));
+  samples::info("echo_server: listening on {} (closes channels idle beyond {})",
+                samples::endpointText({cfg.server.listen.host, port}),
+                samples::human(hb.closeTimeout));
   std::fflush(stdout);
   samples::SampleMetrics metrics;
   metrics.add([&](wheelbeat::core::MetricsWriter& out) {
@@ -170,10 +170,10 @@ int run(int argc, char** argv) {
     // Registered in the background: failback retries until the registry takes it.
     reg->registerUrl(url, [url](const wheelbeat::tasks::CallResult& r) {
       if (r.ok) {
-        fmt::print("echo_server: registered {}\n", url);
+        samples::info("echo_server: registered {}", url);
       } else {
-        fmt::print("echo_server: register failed ({}: {}){}\n", r.error, r.message,
-                   r.retrying ? ", retrying" : "");
+        samples::warn("echo_server: register failed ({}: {}){}", r.error, r.message,
+                      r.retrying ? ", retrying" : "");
       }
       std::fflush(stdout);
     });
@@ -183,17 +183,17 @@ int run(int argc, char** argv) {
     if (second % 5 == 0) printStats(server, *taskMetrics, *channelMetrics);
     std::fflush(stdout);
   }
-  fmt::print("echo_server: signal {}, stopping ({} accepted, {} open)\n", shutdown.signal(),
-             server.accepted(), server.connections());
+  samples::info("echo_server: signal {}, stopping ({} accepted, {} open)", shutdown.signal(),
+                server.accepted(), server.connections());
   if (reg) {
     // Unregistered before the server stops: consumers close their links to it at once.
     std::string error;
     if (await([&](wheelbeat::tasks::Completion done) { reg->unregisterUrl(url, std::move(done)); },
               2000ms, error)) {
-      fmt::print("echo_server: unregistered {}\n", url);
+      samples::info("echo_server: unregistered {}", url);
     } else {
-      fmt::print("echo_server: unregister failed ({}): the registry's liveness rule removes it\n",
-                 error);
+      samples::warn("echo_server: unregister failed ({}): the registry's liveness rule removes it",
+                    error);
     }
     std::fflush(stdout);
   }
@@ -202,7 +202,7 @@ int run(int argc, char** argv) {
   if (reg) reg->close();
   const int loopResult = loop.stop();
   timer.stop();
-  fmt::print("echo_server: stopped{}\n", loopResult == 0 ? "" : " (loop did not close cleanly)");
+  samples::info("echo_server: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
 }
 
@@ -220,6 +220,7 @@ constexpr const char* kUsage =
     "  cleanly (exit 0); a bad option exits 2.\n";
 
 int main(int argc, char** argv) {
+  samples::lineBufferedOutput();
   if (samples::helpRequested(argc, argv)) {
     fmt::print("{}", kUsage);
     return 0;
@@ -227,7 +228,8 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_server: {}\n{}", e.what(), kUsage);
+    samples::error("echo_server: {}", e.what());
+    fmt::print(stderr, "{}", kUsage);
     return 2;
   }
 }

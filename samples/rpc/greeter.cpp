@@ -1,6 +1,8 @@
 // The greeter's serialization, its urls, and the provider side (see greeter.h).
 #include "greeter.h"
 
+#include "common/say.h"
+
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/codec.h>
 
@@ -97,7 +99,7 @@ void serve(GreeterProvider::Stats& stats, net::Channel& ch, const net::FrameView
   }
   if (sent != net::SendResult::Queued) {
     // The consumer's request times out and its failback retries elsewhere: nothing else to do.
-    fmt::print(stderr, "greeter: response {} not sent: {}\n", f.id, net::sendResultName(sent));
+    samples::warn("greeter: response {} not sent: {}", f.id, net::sendResultName(sent));
   }
 }
 

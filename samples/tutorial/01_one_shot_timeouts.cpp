@@ -4,6 +4,9 @@
 // schedules a task to run once after a delay — never early, normally less than one tick late —
 // and returns a small Timeout handle that can cancel it. This is how wheelbeat bounds a connect
 // attempt or a request: schedule the "too late" task, cancel it when the answer comes first.
+#include "common/format.h"
+#include "common/say.h"
+
 #include <wheelbeat/core/hashed_wheel_timer.h>
 
 #include <fmt/format.h>
@@ -18,6 +21,7 @@ using wheelbeat::core::Timeout;
 using wheelbeat::core::WheelOptions;
 
 int main() {
+  samples::lineBufferedOutput();
   // 10 ms ticks: fine enough for this tutorial (the default, 100 ms, suits heartbeats).
   HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});
 
@@ -47,11 +51,12 @@ int main() {
   std::this_thread::sleep_for(500ms);  // both deadlines are behind us now
   timer.stop();                        // joins the wheel thread: its writes are visible below
 
-  fmt::print("timeout fired after {} ms (deadline 200 ms)\n", firedAfterMs.load());
-  fmt::print("answered request: cancel() = {}, second cancel() = {}, task ran = {}\n", cancelled,
-             cancelledTwice, wronglyFired.load());
+  samples::info("timeout fired after {} (deadline 200ms)",
+                samples::human(std::chrono::milliseconds(firedAfterMs.load())));
+  samples::info("answered request: cancel() = {}, second cancel() = {}, task ran = {}", cancelled,
+                cancelledTwice, wronglyFired.load());
   const bool ok = timedOut && firedAfterMs >= 200 && cancelled && !cancelledTwice &&
                   !wronglyFired && answered.isCancelled();
-  fmt::print("{}\n", ok ? "01 ok" : "01 FAILED");
+  samples::info("{}", ok ? "01 ok" : "01 FAILED");
   return ok ? 0 : 1;
 }

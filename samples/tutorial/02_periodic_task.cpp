@@ -5,6 +5,9 @@
 // wheelbeat's heartbeat, reconnect and close-idle tasks all work this way). Each run decides
 // whether and when to come back, so stopping is simply not re-arming, and a run can adapt the
 // next delay (heartbeats re-arm for exactly the time left until the link would be idle).
+#include "common/format.h"
+#include "common/say.h"
+
 #include <wheelbeat/core/hashed_wheel_timer.h>
 
 #include <fmt/format.h>
@@ -27,7 +30,7 @@ struct Ticker {
 
   void operator()(const Timeout& self) const {
     const int n = ++*runs;
-    fmt::print("tick {}\n", n);
+    samples::info("tick {}", n);
     if (n < 5) {
       self.timer()->newTimeout(Ticker{*this}, 100ms);  // come back in 100 ms
     } else {
@@ -39,6 +42,7 @@ struct Ticker {
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});
   std::atomic<int> runs{0};
   std::promise<void> finished;
@@ -51,8 +55,9 @@ int main() {
   timer.stop();
 
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
-  fmt::print("5 runs in {} ms (at least 5 x 100 ms), {} timeout(s) left pending\n", ms, pending);
+  samples::info("5 runs in {} (at least 5 x 100ms), {} timeout(s) left pending",
+                samples::human(elapsed), pending);
   const bool ok = done && runs == 5 && ms >= 500 && pending == 0;
-  fmt::print("{}\n", ok ? "02 ok" : "02 FAILED");
+  samples::info("{}", ok ? "02 ok" : "02 FAILED");
   return ok ? 0 : 1;
 }

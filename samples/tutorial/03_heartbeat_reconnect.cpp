@@ -6,6 +6,8 @@
 // read-idle beyond the idle timeout (3 x heartbeat: half-open). Both tasks run on the shared
 // wheel; every socket lives on the EventLoop's thread. Here the server goes away and comes back
 // on the same port, and the client finds it again.
+#include "common/format.h"
+#include "common/say.h"
 #include "common/wait.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -47,6 +49,7 @@ std::unique_ptr<net::TcpServer> startServer(net::EventLoop& loop,
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   // libuv writes with write(2): a write to a connection the peer reset raises SIGPIPE, which
   // kills a process by default. Every program using wheelbeat's net layer ignores it (the
   // channel then sees EPIPE and reports the close through onClosed).
@@ -64,10 +67,10 @@ int main() {
   std::atomic<int> connects{0};
   net::ChannelHandler handler;
   handler.onClosed = [](net::Channel&, const net::CloseReason& why) {
-    fmt::print("  closed: {}\n", why);
+    samples::info("  closed: {}", why);
   };
   auto onState = [&](net::ClientState from, net::ClientState to) {
-    fmt::print("  state: {} -> {}\n", net::clientStateName(from), net::clientStateName(to));
+    samples::info("  state: {} -> {}", net::clientStateName(from), net::clientStateName(to));
     if (to == net::ClientState::Connected) ++connects;
   };
   auto metrics = std::make_shared<tasks::TaskMetrics>();
@@ -76,21 +79,18 @@ int main() {
 
   // 1. Connected; the link is idle, so heartbeats go out and come back (their round trip).
   const bool beating = waitUntil([&] { return client.channel().lastHeartbeatRtt() > 0ns; }, 5s);
-  fmt::print(
-      "heartbeat answered, rtt {} us\n",
-      std::chrono::duration_cast<std::chrono::microseconds>(client.channel().lastHeartbeatRtt())
-          .count());
+  samples::info("heartbeat answered, rtt {}", samples::human(client.channel().lastHeartbeatRtt()));
 
   // 2. The server goes away: the client sees the close and retries (refused, with backoff).
   server.reset();  // stops it: every channel closed
   const bool retrying = waitUntil([&] { return client.connectAttempts() >= 3; }, 5s);
-  fmt::print("server down: {} connect attempts so far\n", client.connectAttempts());
+  samples::info("server down: {} connect attempts so far", client.connectAttempts());
 
   // 3. It comes back on the same port: the next attempt connects.
   server = startServer(loop, timer, port);
   const bool back =
       waitUntil([&] { return connects >= 2 && client.state() == net::ClientState::Connected; }, 5s);
-  fmt::print("reconnected: {} (metrics: {})\n", back, metrics->snapshot().toString());
+  samples::info("reconnected: {} (metrics: {})", back, metrics->snapshot().toString());
 
   // Graceful order: client and server, then the loop (0 = every handle closed), then the wheel.
   client.close();
@@ -99,6 +99,6 @@ int main() {
   timer.stop();
   const bool ok =
       beating && retrying && back && loopResult == 0 && metrics->snapshot().heartbeatsSent > 0;
-  fmt::print("{}\n", ok ? "03 ok" : "03 FAILED");
+  samples::info("{}", ok ? "03 ok" : "03 FAILED");
   return ok ? 0 : 1;
 }

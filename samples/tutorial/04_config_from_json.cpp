@@ -6,6 +6,7 @@
 // all of them reported at once with the JSON pointer, the value and what was expected. Nothing
 // in core/, tasks/ or net/ knows about JSON: the structs are the interface.
 #include "common/format.h"
+#include "common/say.h"
 #include "common/wait.h"
 
 #include <wheelbeat/config/config.h>
@@ -35,7 +36,7 @@ constexpr const char* kDocument = R"({
 bool showErrors() {
   const config::LoadResult bad = config::tryLoadString(
       R"({ "heartbeat": { "interval": "200ms", "idle_timeout": "300ms" }, "wheel": { "tik": "1ms" } })");
-  for (const config::ConfigError& e : bad.errors()) fmt::print("  error: {}\n", e.toString());
+  for (const config::ConfigError& e : bad.errors()) samples::info("  error: {}", e.toString());
   return !bad.ok() && bad.errors().size() == 2;
 }
 
@@ -60,29 +61,30 @@ bool useIt(const config::Config& cfg) {
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   // libuv writes with write(2): a write to a connection the peer reset raises SIGPIPE, which
   // kills a process by default. Every program using wheelbeat's net layer ignores it (the
   // channel then sees EPIPE and reports the close through onClosed).
   std::signal(SIGPIPE, SIG_IGN);
   const config::Config cfg = config::loadString(kDocument);  // throws ConfigErrors if bad
   const auto hb = cfg.client.heartbeat.resolved();           // 0-defaults filled in
-  fmt::print("tick {}, heartbeat {}, idle timeout {} (3 x heartbeat), close timeout {}\n",
-             human(cfg.wheel.tickDuration), human(hb.heartbeat), human(hb.idleTimeout),
-             human(cfg.server.heartbeat.resolved().closeTimeout));
-  fmt::print("reconnect backoff {} .. {}, connect timeout {}, registry {} at {}\n",
-             human(hb.reconnectBackoff.initialDelay), human(hb.reconnectBackoff.maxDelay),
-             human(cfg.client.connectTimeout),
-             wheelbeat::registry::registryKindName(cfg.registry.kind),
-             samples::endpointText(cfg.registry.address));
+  samples::info("tick {}, heartbeat {}, idle timeout {} (3 x heartbeat), close timeout {}",
+                human(cfg.wheel.tickDuration), human(hb.heartbeat), human(hb.idleTimeout),
+                human(cfg.server.heartbeat.resolved().closeTimeout));
+  samples::info("reconnect backoff {} .. {}, connect timeout {}, registry {} at {}",
+                human(hb.reconnectBackoff.initialDelay), human(hb.reconnectBackoff.maxDelay),
+                human(cfg.client.connectTimeout),
+                wheelbeat::registry::registryKindName(cfg.registry.kind),
+                samples::endpointText(cfg.registry.address));
 
   // A file works the same way (config::load(path)); here one of the shipped examples.
   const config::Config fromFile = config::load(WHEELBEAT_SAMPLES_DIR "/configs/server.json");
-  fmt::print("configs/server.json: listen {}, backlog {}\n",
-             samples::endpointText(fromFile.server.listen), fromFile.server.backlog);
+  samples::info("configs/server.json: listen {}, backlog {}",
+                samples::endpointText(fromFile.server.listen), fromFile.server.backlog);
 
   const bool errorsShown = showErrors();
   const bool works = useIt(cfg);
   const bool ok = hb.heartbeat == 200ms && hb.idleTimeout == 600ms && errorsShown && works;
-  fmt::print("{}\n", ok ? "04 ok" : "04 FAILED");
+  samples::info("{}", ok ? "04 ok" : "04 FAILED");
   return ok ? 0 : 1;
 }

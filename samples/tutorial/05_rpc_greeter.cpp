@@ -5,6 +5,7 @@
 // them round robin (Channel::request correlates responses by id, with a timeout), and retries a
 // failed call on the other provider (tasks::FailbackInvoker). Then one provider goes away: the
 // consumer's calls keep succeeding on the other one.
+#include "common/say.h"
 #include "common/wait.h"
 #include "rpc/greeter.h"
 
@@ -65,7 +66,7 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
   std::set<std::string> answeredBy;
   for (int i = 0; i < n; ++i) {
     const Reply r = callOnce(consumer, fmt::format("caller-{}", i));
-    fmt::print("  {} -> {}\n", r.ok ? r.greeting : "FAILED: " + r.error, r.provider);
+    samples::info("  {} -> {}", r.ok ? r.greeting : "FAILED: " + r.error, r.provider);
     if (!r.ok) return {};
     answeredBy.insert(r.provider);
   }
@@ -75,6 +76,7 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   // libuv writes with write(2): a write to a connection the peer reset raises SIGPIPE, which
   // kills a process by default. Every program using wheelbeat's net layer ignores it (the
   // channel then sees EPIPE and reports the close through onClosed).
@@ -94,7 +96,7 @@ int main() {
   auto registryB = connectRegistry(loop, timer, registryPort);
   GreeterProvider providerA(loop, timer, serverOptions);
   GreeterProvider providerB(loop, timer, serverOptions);
-  fmt::print("providers: {} and {}\n", providerA.start(*registryA), providerB.start(*registryB));
+  samples::info("providers: {} and {}", providerA.start(*registryA), providerB.start(*registryB));
 
   samples::rpc::GreeterOptions options;
   options.directory.client.heartbeat = quickHeartbeat();
@@ -111,10 +113,10 @@ int main() {
       },
       5s);
 
-  fmt::print("round robin over both providers:\n");
+  samples::info("round robin over both providers:");
   const bool both = callMany(consumer, 4).size() == 2;
 
-  fmt::print("provider A stops (and leaves the registry); calls go on:\n");
+  samples::info("provider A stops (and leaves the registry); calls go on:");
   providerA.stop();
   registryA->close();
   const bool survived = callMany(consumer, 4).size() == 1;
@@ -126,6 +128,6 @@ int main() {
   const bool clean = loop.stop() == 0;
   timer.stop();
   const bool ok = discovered && both && survived && clean;
-  fmt::print("{}\n", ok ? "05 ok" : "05 FAILED");
+  samples::info("{}", ok ? "05 ok" : "05 FAILED");
   return ok ? 0 : 1;
 }

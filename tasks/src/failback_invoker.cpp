@@ -138,7 +138,7 @@ void FailbackInvoker::Impl::onFailureLocked(const InvocationPtr& inv, const Call
           if (auto impl = self.lock()) impl->onRetryDue(id);
         },
         d.delay);
-    report.scheduled(later, FailbackOp::Invoke, inv->name, d.attempt, d.delay);
+    report.scheduled(later, FailbackOp::Invoke, inv->name, d.attempt, d.delay, failure);
   } catch (const core::TimerStoppedError&) {
     held.erase(inv->id);
   }

@@ -1,6 +1,5 @@
 // FailbackOptions validation, names, and the listener / metrics plumbing of failback.h.
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/tasks/failback.h>
 
 #include <fmt/format.h>

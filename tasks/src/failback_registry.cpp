@@ -184,7 +184,7 @@ void FailbackRegistry::Impl::retryLocked(Entry& entry, const Key& key, const Cal
   if (d.retry) {
     try {
       armLocked(entry, key, d.delay);
-      report.scheduled(later, entry.op, key.name, d.attempt, d.delay);
+      report.scheduled(later, entry.op, key.name, d.attempt, d.delay, failure);
       outcome.retrying = true;
       return;
     } catch (const core::TimerStoppedError&) {

@@ -1,5 +1,6 @@
 #include "failback_report.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 
 #include <exception>
@@ -23,8 +24,11 @@ void Deferred::run() noexcept {
 }
 
 void FailbackReporter::scheduled(Deferred& later, FailbackOp op, std::string key,
-                                 std::int64_t attempt, std::chrono::nanoseconds delay) const {
+                                 std::int64_t attempt, std::chrono::nanoseconds delay,
+                                 const CallResult& failure) const {
   count(&FailbackMetrics::retriesScheduled);
+  core::log(core::LogLevel::Debug, "failback: {} {} failed ({}: {}): retry {} in {}",
+            failbackOpName(op), key, failure.error, failure.message, attempt, core::human(delay));
   if (!listener) return;
   later.add([l = listener, op, key = std::move(key), attempt, delay] {
     l->onRetryScheduled(op, key, attempt, delay);
@@ -34,6 +38,8 @@ void FailbackReporter::scheduled(Deferred& later, FailbackOp op, std::string key
 void FailbackReporter::recovered(Deferred& later, FailbackOp op, std::string key,
                                  std::int64_t attempts) const {
   count(&FailbackMetrics::recovered);
+  core::log(core::LogLevel::Debug, "failback: {} {} succeeded after {} retr{}", failbackOpName(op),
+            key, attempts, attempts == 1 ? "y" : "ies");
   if (!listener) return;
   later.add(
       [l = listener, op, key = std::move(key), attempts] { l->onRecovered(op, key, attempts); });

@@ -40,8 +40,9 @@ struct FailbackReporter {
     if (metrics) (metrics.get()->*counter).fetch_add(1, std::memory_order_relaxed);
   }
   void failure() const noexcept { count(&FailbackMetrics::failures); }
+  // Also the Debug line "failback: register URL failed (error: message): retry 2 in 1.6s".
   void scheduled(Deferred& later, FailbackOp op, std::string key, std::int64_t attempt,
-                 std::chrono::nanoseconds delay) const;
+                 std::chrono::nanoseconds delay, const CallResult& failure) const;
   void recovered(Deferred& later, FailbackOp op, std::string key, std::int64_t attempts) const;
   void giveUp(Deferred& later, FailbackOp op, std::string key, GiveUp reason,
               CallResult last) const;

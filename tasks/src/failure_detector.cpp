@@ -1,8 +1,7 @@
 // The φ-accrual detector (contract in failure_detector.h). The history is a ring of inter-arrival
 // times with exact integer running sums, so the mean and the variance cost O(1) per frame and per
 // check, whatever the window.
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/tasks/failure_detector.h>
 
 #include <fmt/format.h>
@@ -54,10 +53,10 @@ void validate(const PhiOptions& o) {
     reject("threshold", fmt::format("{}", o.threshold), "> 0, finite");
   }
   if (o.minStdDeviation <= nanoseconds(0)) {
-    reject("minStdDeviation", detail::formatDuration(o.minStdDeviation), "> 0");
+    reject("minStdDeviation", core::formatDurationExact(o.minStdDeviation), "> 0");
   }
   if (o.acceptablePause < nanoseconds(0)) {
-    reject("acceptablePause", detail::formatDuration(o.acceptablePause), ">= 0");
+    reject("acceptablePause", core::formatDurationExact(o.acceptablePause), ">= 0");
   }
   if (o.window < 1 || o.window > kMaxWindow) {
     reject("window", fmt::format("{}", o.window), fmt::format("1 .. {}", kMaxWindow));
@@ -69,7 +68,7 @@ PhiAccrualDetector::PhiAccrualDetector(const PhiOptions& options, nanoseconds ex
   if (expectedInterval <= nanoseconds(0)) {
     throw std::invalid_argument(
         fmt::format("PhiAccrualDetector: expectedInterval = {} (expected: > 0)",
-                    detail::formatDuration(expectedInterval)));
+                    core::formatDurationExact(expectedInterval)));
   }
   samples_.resize(options_.window);
 }

@@ -1,5 +1,5 @@
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/log.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
 #include <limits>
@@ -12,7 +12,7 @@
 namespace wheelbeat::tasks {
 namespace {
 
-using detail::formatDuration;
+using core::formatDuration;
 using std::chrono::nanoseconds;
 
 [[noreturn]] void reject(std::string_view field, std::string_view value,
@@ -72,6 +72,18 @@ std::string suspicion(const Channel& channel, nanoseconds now, nanoseconds readI
                      formatDuration(readIdle));
 }
 
+// The decision lines of the tasks, at Debug (give-up at Warn: it ends the service). Each checks
+// the level first: logName() builds a string.
+template <typename... Args>
+void logDecision(core::LogLevel level, const Channel& channel, fmt::format_string<Args...> format,
+                 Args&&... args) noexcept {
+  if (!core::logEnabled(level)) return;
+  try {
+    core::log(level, "{}: {}", channel.logName(), fmt::format(format, std::forward<Args>(args)...));
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a log line never fails the task
+  }
+}
+
 std::string readIdleReason(nanoseconds idle, nanoseconds timeout) {
   return fmt::format("read idle {} >= idleTimeout {}", formatDuration(idle),
                      formatDuration(timeout));
@@ -91,14 +103,15 @@ HeartbeatOptions HeartbeatOptions::resolved() const {
 }
 
 void validate(const HeartbeatOptions& o) {
-  if (o.heartbeat <= nanoseconds(0)) reject("heartbeat", formatDuration(o.heartbeat), "> 0");
+  if (o.heartbeat <= nanoseconds(0))
+    reject("heartbeat", core::formatDurationExact(o.heartbeat), "> 0");
   const nanoseconds twice = saturatingTimes(o.heartbeat, 2);
   if (o.idleTimeout != nanoseconds(0) && o.idleTimeout < twice) {
-    reject("idleTimeout", formatDuration(o.idleTimeout),
-           fmt::format(">= 2 * heartbeat = {}", formatDuration(twice)));
+    reject("idleTimeout", core::formatDurationExact(o.idleTimeout),
+           fmt::format(">= 2 * heartbeat = {}", core::formatDurationExact(twice)));
   }
   if (o.closeTimeout < nanoseconds(0)) {
-    reject("closeTimeout", formatDuration(o.closeTimeout), ">= 0");
+    reject("closeTimeout", core::formatDurationExact(o.closeTimeout), ">= 0");
   }
   nested("reconnectBackoff", "RetryOptions.", [&] { validate(o.reconnectBackoff); });
   nested("phi", "PhiOptions.", [&] { validate(o.phi); });
@@ -116,9 +129,12 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
       interval_(heartbeat_ / 3) {}
 
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
-  if (channel.isConnected() &&
-      (now - channel.lastRead() >= heartbeat_ || now - channel.lastWrite() >= heartbeat_)) {
+  const nanoseconds readIdle = now - channel.lastRead();
+  const nanoseconds writeIdle = now - channel.lastWrite();
+  if (channel.isConnected() && (readIdle >= heartbeat_ || writeIdle >= heartbeat_)) {
     channel.sendHeartbeat();
+    logDecision(core::LogLevel::Debug, channel, "heartbeat sent (read idle {}, write idle {})",
+                core::human(readIdle), core::human(writeIdle));
     count(&TaskMetrics::heartbeatsSent);
     notify([&channel](TaskListener& l) { l.onHeartbeatSent(channel); });
   }
@@ -182,6 +198,8 @@ nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds no
   const Decision decision = retry_.next(now, "disconnected");
   if (!granted(channel, decision)) return interval_;
   scheduled_ = Scheduled{now + decision.delay, decision.delay, decision.attempt};
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} in {}: disconnected", decision.attempt,
+              core::human(decision.delay));
   return decision.delay;
 }
 
@@ -189,6 +207,8 @@ nanoseconds ReconnectTimerTask::scheduleAttempt(Channel& channel, nanoseconds no
 bool ReconnectTimerTask::granted(Channel& channel, const Decision& decision) {
   if (decision.retry) return true;
   count(&TaskMetrics::giveUps);
+  logDecision(core::LogLevel::Warn, channel, "reconnect given up: {} (after {} reconnect(s))",
+              giveUpName(decision.reason), decision.attempt - 1);
   notify([&](TaskListener& l) { l.onGiveUp(channel, decision.reason); });
   finish(fmt::format("gave up: {}", giveUpName(decision.reason)));
   return false;
@@ -199,6 +219,7 @@ nanoseconds ReconnectTimerTask::attemptNow(Channel& channel, std::string_view re
                                            nanoseconds now) {
   const Decision decision = retry_.next(now, "read-idle");
   if (!granted(channel, decision)) return interval_;
+  logDecision(core::LogLevel::Debug, channel, "reconnect #{} now: {}", decision.attempt, reason);
   channel.reconnect(reason);
   count(&TaskMetrics::reconnectsStarted);
   notify(
@@ -231,6 +252,7 @@ nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
     reason = suspicion(channel, now, readIdle);
   }
   if (reason.empty() || deferredForInput(channel)) return interval_;
+  logDecision(core::LogLevel::Debug, channel, "closing: {}", reason);
   channel.close(reason);  // if this throws, the next check tries again
   finish("closed idle channel");
   count(&TaskMetrics::closes);

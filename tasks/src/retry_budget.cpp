@@ -1,5 +1,4 @@
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/tasks/retry_budget.h>
 
 #include <algorithm>
@@ -48,7 +47,7 @@ void validate(const RetryBudgetOptions& o) {
   }
   if (o.window < std::chrono::milliseconds(1)) {
     throw std::invalid_argument(fmt::format("RetryBudgetOptions.window = {} (expected: >= 1ms)",
-                                            detail::formatDuration(o.window)));
+                                            core::formatDurationExact(o.window)));
   }
 }
 

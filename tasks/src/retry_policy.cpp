@@ -1,5 +1,4 @@
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/tasks/retry_policy.h>
 
 #include <algorithm>
@@ -65,20 +64,20 @@ nanoseconds clampNs(double ns, nanoseconds cap) noexcept {
 }  // namespace
 
 void validate(const RetryOptions& o) {
-  using detail::formatDuration;
+  using core::formatDurationExact;
   if (o.backoff != Backoff::Fixed && o.backoff != Backoff::Exponential) {
     reject("backoff", fmt::format("{}", static_cast<int>(o.backoff)), "Fixed or Exponential");
   }
   if (o.initialDelay <= nanoseconds(0)) {
-    reject("initialDelay", formatDuration(o.initialDelay), "> 0");
+    reject("initialDelay", formatDurationExact(o.initialDelay), "> 0");
   }
   if (!(o.multiplier >= 1.0)) reject("multiplier", fmt::format("{}", o.multiplier), ">= 1");
   if (!std::isfinite(o.multiplier)) {
     reject("multiplier", fmt::format("{}", o.multiplier), "finite");
   }
   if (o.maxDelay < o.initialDelay) {
-    reject("maxDelay", formatDuration(o.maxDelay),
-           fmt::format(">= initialDelay = {}", formatDuration(o.initialDelay)));
+    reject("maxDelay", formatDurationExact(o.maxDelay),
+           fmt::format(">= initialDelay = {}", formatDurationExact(o.initialDelay)));
   }
   switch (o.jitter) {
     case Jitter::None:
@@ -97,7 +96,7 @@ void validate(const RetryOptions& o) {
     reject("maxAttempts", fmt::format("{}", o.maxAttempts), "-1 (forever), 0 (none) or > 0");
   }
   if (o.deadline < nanoseconds(0)) {
-    reject("deadline", formatDuration(o.deadline), "0 (none) or > 0");
+    reject("deadline", formatDurationExact(o.deadline), "0 (none) or > 0");
   }
   validateNames("retryOn", o.retryOn);
   validateNames("ignore", o.ignore);

@@ -121,7 +121,7 @@ TEST_CASE("close: an explicit closeTimeout") {
   CHECK(c.ch->closes().empty());
   c.rig.runUntil(2s);
   REQUIRE(c.ch->closes().size() == 1);
-  CHECK(c.ch->closes()[0].reason == "read idle 2s > closeTimeout 1500ms");
+  CHECK(c.ch->closes()[0].reason == "read idle 2s > closeTimeout 1.5s");
 }
 
 }  // TEST_SUITE("tasks")

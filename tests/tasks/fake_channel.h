@@ -62,6 +62,7 @@ public:
   const wheelbeat::tasks::PhiAccrualDetector* phiDetector() const noexcept override {
     return detector.get();
   }
+  std::string logName() const override { return name; }
 
   void sendHeartbeat() override {
     if (throwOnHeartbeat) throw std::runtime_error("heartbeat refused");
@@ -134,6 +135,7 @@ public:
     return closes_;
   }
 
+  std::string name = "fake";                   // its name in log lines; set before tasks start
   std::atomic<bool> echo{false};               // sendHeartbeat() also stamps a read
   std::atomic<bool> reconnectSucceeds{false};  // reconnect() connects at once
   std::atomic<bool> throwOnHeartbeat{false};

@@ -64,7 +64,7 @@ TEST_CASE("maxDelay must not be below initialDelay") {
   CHECK(retryError([](RetryOptions& o) {
           o.initialDelay = 2ms;
           o.maxDelay = 1500us;
-        }) == "RetryOptions.maxDelay = 1500µs (expected: >= initialDelay = 2ms)");
+        }) == "RetryOptions.maxDelay = 1500us (expected: >= initialDelay = 2ms)");
   CHECK(retryError([](RetryOptions& o) {
           o.initialDelay = 2h;
           o.maxDelay = 1999ns;
@@ -144,7 +144,7 @@ TEST_CASE("budget window must be at least 1ms") {
   CHECK(budgetError([](RetryBudgetOptions& o) { o.window = 0ns; }) ==
         "RetryBudgetOptions.window = 0s (expected: >= 1ms)");
   CHECK(budgetError([](RetryBudgetOptions& o) { o.window = 999us; }) ==
-        "RetryBudgetOptions.window = 999µs (expected: >= 1ms)");
+        "RetryBudgetOptions.window = 999us (expected: >= 1ms)");
 }
 
 TEST_CASE("budget edge values are accepted") {

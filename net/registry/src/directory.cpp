@@ -107,8 +107,7 @@ public:
     try {
       registry_.unsubscribe(service_, shared_from_this());
     } catch (const std::exception& e) {  // the registry closed first: nothing to withdraw
-      core::log(core::LogLevel::Debug, "wheelbeat: directory {}: unsubscribe: {}", service_,
-                e.what());
+      core::log(core::LogLevel::Debug, "directory {}: unsubscribe: {}", service_, e.what());
     }
     for (auto& [url, entry] : clients) shut(url, entry, "directory closed");
     for (auto& d : draining) shut(d.url, d.entry, "directory closed");
@@ -285,8 +284,7 @@ private:
                                                       onStateChange(url, entry.why),
                                                       options_.listener, options_.metrics);
     } catch (const std::exception& e) {
-      core::log(core::LogLevel::Warn, "wheelbeat: directory {}: provider {}: {}", service_, url,
-                e.what());
+      core::log(core::LogLevel::Warn, "directory {}: provider {}: {}", service_, url, e.what());
       std::lock_guard lock(mutex_);
       ++stats_.rejected;
       return;

@@ -1,4 +1,5 @@
 // shutdownProvider (contract in shutdown.h).
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/registry/shutdown.h>
 
@@ -46,9 +47,9 @@ net::ShutdownReport shutdownProvider(Registry& registry, const std::vector<std::
     if (!pending->cv.wait_for(lock, unregisterWait, [&] { return pending->left == 0; }) ||
         pending->failed > 0) {
       core::log(core::LogLevel::Warn,
-                "wheelbeat: shutdown: {} of {} url(s) not confirmed unregistered within {}; "
+                "shutdown: {} of {} url(s) not confirmed unregistered within {}; "
                 "consumers still get READONLY",
-                pending->left + pending->failed, urls.size(), unregisterWait);
+                pending->left + pending->failed, urls.size(), core::human(unregisterWait));
     }
   }
   return server.shutdown(grace);

@@ -139,6 +139,14 @@ private:
 // resolved(c). wheelbeat-config prints toJson(resolved(c)).
 [[nodiscard]] Config resolved(const Config& config);
 
+// Applies a configuration's logging to the process in one call: core::setLogLevel(
+// config.logLevel) and core::setLogSink(sink), where nullptr (the default) is the stderr sink of
+// core/log.h ("2026-11-25T14:03:07.412Z INFO  wheelbeat: ..."). Returns the sink it replaced
+// (nullptr if that was the default one), so a caller can put it back. Call it once after loading,
+// before starting timers and loops: until then the library logs at Info to stderr whatever
+// log_level says. Thread: any (both settings are process-wide); not from inside a sink.
+core::LogSink applyLogging(const Config& config, core::LogSink sink = nullptr);
+
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
 // "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff".
 [[nodiscard]] std::vector<std::string> knownKeyPaths();

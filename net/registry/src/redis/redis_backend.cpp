@@ -182,8 +182,8 @@ void RedisBackend::deliver(const std::string& service, const std::vector<std::st
     try {
       l->notify(service, live);
     } catch (const std::exception& e) {
-      core::log(core::LogLevel::Warn, "wheelbeat: redis registry: a listener of {} threw: {}",
-                service, e.what());
+      core::log(core::LogLevel::Warn, "redis registry: a listener of {} threw: {}", service,
+                e.what());
     }
   }
 }

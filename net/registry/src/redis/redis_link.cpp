@@ -121,8 +121,7 @@ RedisLink::~RedisLink() {
   // (closeForShutdown); anything else would be a lifetime bug, and freeing here (any thread) a
   // data race with the loop.
   if (ctx_ != nullptr) {
-    core::log(core::LogLevel::Error, "wheelbeat: {}: destroyed with its connection open (leaked)",
-              name_);
+    core::log(core::LogLevel::Error, "{}: destroyed with its connection open (leaked)", name_);
   }
 }
 

@@ -26,17 +26,16 @@ class TaskLog final : public tasks::TaskListener {
 public:
   explicit TaskLog(std::string target) : target_(std::move(target)) {}
   void onGiveUp(tasks::Channel& /*channel*/, tasks::GiveUp reason) override {
-    core::log(core::LogLevel::Error, "wheelbeat: redis registry {}: reconnect given up ({})",
-              target_, tasks::giveUpName(reason));
+    core::log(core::LogLevel::Error, "redis registry {}: reconnect given up ({})", target_,
+              tasks::giveUpName(reason));
   }
   void onTaskError(std::exception_ptr error) override {
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      core::log(core::LogLevel::Warn, "wheelbeat: redis registry {}: task failed: {}", target_,
-                e.what());
+      core::log(core::LogLevel::Warn, "redis registry {}: task failed: {}", target_, e.what());
     } catch (...) {
-      core::log(core::LogLevel::Warn, "wheelbeat: redis registry {}: task failed", target_);
+      core::log(core::LogLevel::Warn, "redis registry {}: task failed", target_);
     }
   }
 
@@ -67,8 +66,7 @@ core::Timeout RedisBackend::later(std::chrono::nanoseconds delay, Fn fn) {
         },
         delay);
   } catch (const std::exception& e) {
-    core::log(core::LogLevel::Warn, "wheelbeat: redis registry: wheel refused a task: {}",
-              e.what());
+    core::log(core::LogLevel::Warn, "redis registry: wheel refused a task: {}", e.what());
     return {};
   }
 }
@@ -133,8 +131,7 @@ void RedisBackend::startTasks() {
     renewTask_->start(period);
     sweepTask_->start(period);
   } catch (const std::exception& e) {  // the timer is stopped or full: nothing would run anyway
-    core::log(core::LogLevel::Error, "wheelbeat: redis registry: wheel refused a task: {}",
-              e.what());
+    core::log(core::LogLevel::Error, "redis registry: wheel refused a task: {}", e.what());
   }
 }
 
@@ -207,7 +204,7 @@ void RedisBackend::becomeUp() {
   everUp_ = true;
   if (reconnected) {
     reconnects_.fetch_add(1, std::memory_order_relaxed);
-    core::log(core::LogLevel::Info, "wheelbeat: redis registry {}:{}: reconnected, recovering",
+    core::log(core::LogLevel::Info, "redis registry {}:{}: reconnected, recovering",
               config_.address.host, config_.address.port);
   }
   // After a reconnect, the Registry recover()s.
@@ -230,9 +227,8 @@ bool RedisBackend::dropLinks(const std::string& reason) {
   ++generation_;
   connectTimeout_.cancel();
   if (wasUp) disconnects_.fetch_add(1, std::memory_order_relaxed);
-  core::log(wasUp ? core::LogLevel::Warn : core::LogLevel::Debug,
-            "wheelbeat: redis registry {}:{}: {}", config_.address.host, config_.address.port,
-            reason);
+  core::log(wasUp ? core::LogLevel::Warn : core::LogLevel::Debug, "redis registry {}:{}: {}",
+            config_.address.host, config_.address.port, reason);
   cmd_->close(reason);
   sub_->close(reason);
   if (events_) events_->disconnected();

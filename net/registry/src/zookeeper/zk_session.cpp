@@ -171,7 +171,7 @@ ZkSession::~ZkSession() {
   }
   // Closing from here would race the loop thread; the loop's stop() closes it otherwise.
   core::log(core::LogLevel::Error,
-            "wheelbeat: zookeeper session {:#x} destroyed off the loop thread while open (leaked)",
+            "zookeeper session {:#x} destroyed off the loop thread while open (leaked)",
             sessionId_);
 }
 
@@ -241,8 +241,7 @@ void ZkSession::closeHandle(int rc) {
   if (timer_ != nullptr) uv_timer_stop(timer_);
   const int closeRc = zookeeper_close(zh);
   if (closeRc != ZOK) {
-    core::log(core::LogLevel::Debug, "wheelbeat: zookeeper_close({}): {}", options_.hosts,
-              zerror(closeRc));
+    core::log(core::LogLevel::Debug, "zookeeper_close({}): {}", options_.hosts, zerror(closeRc));
   }
   for (auto& [id, op] : ops) op->done(rc, {});
   for (auto& [id, w] : watches) w->callback(WatchEvent::Lost, w->path);
@@ -275,7 +274,7 @@ void ZkSession::setState(SessionState s, std::int64_t id, bool newSession) {
   if (s == state_) return;
   if (state_ == SessionState::Connected) disconnectedAtMs_ = uv_now(loop_.native());
   state_ = s;
-  core::log(core::LogLevel::Info, "wheelbeat: zookeeper {} session {:#x}: {}", options_.hosts, id,
+  core::log(core::LogLevel::Info, "zookeeper {} session {:#x}: {}", options_.hosts, id,
             stateName(s));
   if (onState_) onState_(StateEvent{s, id, newSession});
 }
@@ -292,7 +291,7 @@ void ZkSession::drive(int zkEvents) {
   dispatch();
   if (givenUp()) {
     core::log(core::LogLevel::Warn,
-              "wheelbeat: zookeeper {}: no server for the session timeout ({} ms): session {:#x} "
+              "zookeeper {}: no server for the session timeout ({} ms): session {:#x} "
               "taken as expired",
               options_.hosts, negotiatedTimeoutMs_, sessionId_);
     expire();
@@ -365,8 +364,7 @@ void ZkSession::updatePoll(int fd, int interest, bool reset) {
                                 : uv_poll_init(loop_.native(), &box->handle, box->fd);
     if (err != 0) {
       // The timer still drives the client (it retries on its own deadlines).
-      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper: cannot poll fd {}: {}", fd,
-                uv_strerror(err));
+      core::log(core::LogLevel::Warn, "zookeeper: cannot poll fd {}: {}", fd, uv_strerror(err));
       return;
     }
     box->self = this;
@@ -453,8 +451,7 @@ void ZkSession::expire() {
   setState(SessionState::Expired, old);
   if (closed_ || !options_.reopenOnExpiry) return;
   if (!openHandle(nullptr)) {
-    core::log(core::LogLevel::Error, "wheelbeat: zookeeper: cannot open a new session: {}",
-              lastError_);
+    core::log(core::LogLevel::Error, "zookeeper: cannot open a new session: {}", lastError_);
     return;
   }
   setState(SessionState::Connecting, old);

@@ -4,6 +4,7 @@
 #include "dubbo_url.h"
 #include "zk_session.h"
 
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/registry/zookeeper_engine.h>
 
@@ -199,11 +200,10 @@ private:
   template <typename Fn>
   void call(Completion done, Fn fn) {
     auto once = std::make_shared<OnceDone>(std::move(done));
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(requestTimeout_);
     once->setTimeout(timer_.newTimeout(
-        [once, ms, hosts = hosts_] {
-          (*once)(CallResult::failure("timeout",
-                                      fmt::format("zookeeper {}: no answer within {}", hosts, ms)));
+        [once, after = requestTimeout_, hosts = hosts_] {
+          (*once)(CallResult::failure("timeout", fmt::format("zookeeper {}: no answer within {}",
+                                                             hosts, core::human(after))));
         },
         requestTimeout_));
     std::weak_ptr<Engine> weak = weak_from_this();
@@ -237,7 +237,7 @@ private:
     });
     if (!session_->connect()) {
       lastError_ = session_->lastError();
-      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper {}: {}", hosts_, lastError_);
+      core::log(core::LogLevel::Warn, "zookeeper {}: {}", hosts_, lastError_);
       firstAttemptOver();
     }
   }
@@ -287,9 +287,8 @@ private:
   void firstAttemptOver() {
     if (closed_ || everConnected_ || std::exchange(firstAttemptReported_, true)) return;
     if (lastError_.empty()) {
-      lastError_ =
-          fmt::format("{} (no session within {})", zerror(ZCONNECTIONLOSS),
-                      std::chrono::duration_cast<std::chrono::milliseconds>(connectTimeout_));
+      lastError_ = fmt::format("{} (no session within {})", zerror(ZCONNECTIONLOSS),
+                               core::human(connectTimeout_));
     }
     if (events_) events_->disconnected();
   }
@@ -430,8 +429,7 @@ private:
     for (const auto& url : list.providers) urls.push_back(url.toFullString());
     std::sort(urls.begin(), urls.end());
     for (const auto& skipped : list.skipped) {
-      core::log(core::LogLevel::Warn, "wheelbeat: zookeeper {}: skipped provider {}", hosts_,
-                skipped);
+      core::log(core::LogLevel::Warn, "zookeeper {}: skipped provider {}", hosts_, skipped);
     }
     Service& s = services_[service];
     const bool changed = !s.delivered || urls != s.providers;

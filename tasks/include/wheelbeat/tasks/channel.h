@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <string_view>
 
 namespace wheelbeat::tasks {
@@ -40,6 +41,9 @@ public:
   // The φ-accrual detector fed with this channel's inbound frames, if it keeps one
   // (HeartbeatOptions::detector = Phi). Thread: any. Default: none.
   [[nodiscard]] virtual const PhiAccrualDetector* phiDetector() const noexcept { return nullptr; }
+  // How the tasks' log lines name this channel, e.g. "client 127.0.0.1:20880". Called only for a
+  // line that is logged (core::logEnabled()). Thread: any. Default: "channel".
+  [[nodiscard]] virtual std::string logName() const { return "channel"; }
 
   // Actions. Thread: the wheel thread (inside a task). An implementation hands the work to its
   // own loop and returns at once: it must never block the wheel. An exception thrown here is

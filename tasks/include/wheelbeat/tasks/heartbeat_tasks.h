@@ -10,6 +10,11 @@
 // tight deployments use short ones). Idle times are now - lastRead() / now - lastWrite() on the
 // timer's clock. Create each task with std::make_shared, then start(firstDelay) it (usually its
 // checkInterval()); see AbstractTimerTask for the chain's rules, threads and cancel().
+// Each action is also a core::log line naming the channel (Channel::logName()), at Debug:
+// "heartbeat sent (read idle 3s, write idle 3s)", "reconnect #2 in 1.6s: disconnected",
+// "reconnect #1 now: read idle 9s >= idleTimeout 9s", "closing: read idle 12s > closeTimeout 9s";
+// and at Warn "reconnect given up: max-attempts (after 3 reconnect(s))". Nothing is formatted
+// below the level.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
