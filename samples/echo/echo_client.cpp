@@ -22,7 +22,6 @@
 // backoff and jitter when it drops or goes half-open (read idle beyond the idle timeout). The
 // application sends one request a second and logs its response, and logs every state change.
 // SIGINT / SIGTERM stop it cleanly: client, then loop, then timer; exit status 0.
-#include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
@@ -41,7 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,14 +53,20 @@ namespace {
 
 constexpr auto kRequestTimeout = 2s;
 
+// The command line, as parsed (nullopt: not given).
+struct Args {
+  std::optional<std::string> config;
+  std::optional<std::string> host;
+  std::optional<int> port;
+  samples::echo::RegistryArgs registry;
+};
+
 // Reads --config (client and heartbeat sections), then lets --host / --port override the server.
-wheelbeat::config::Config configure(const samples::Cli& cli) {
+wheelbeat::config::Config configure(const Args& args) {
   wheelbeat::config::Config cfg;
-  if (const auto file = cli.get("--config")) cfg = wheelbeat::config::load(*file);
-  if (const auto host = cli.get("--host")) cfg.client.server.host = *host;
-  if (const auto port = cli.number("--port", 1, 65535)) {
-    cfg.client.server.port = static_cast<std::uint16_t>(*port);
-  }
+  if (args.config) cfg = wheelbeat::config::load(*args.config);
+  if (args.host) cfg.client.server.host = *args.host;
+  if (args.port) cfg.client.server.port = static_cast<std::uint16_t>(*args.port);
   wheelbeat::core::setLogLevel(cfg.logLevel);
   return cfg;
 }
@@ -211,15 +216,12 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   return loopResult == 0 ? 0 : 1;
 }
 
-int run(int argc, char** argv) {
-  std::set<std::string> valued = {"--host", "--port", "--config"};
-  valued.insert(samples::echo::kRegistryFlags.begin(), samples::echo::kRegistryFlags.end());
-  const samples::Cli cli(argc, argv, valued);
-  const wheelbeat::config::Config cfg = configure(cli);
-  const auto flags = samples::echo::registryFlags(cli, "echo-client");
+int run(const Args& args) {
+  const wheelbeat::config::Config cfg = configure(args);
+  const auto flags = samples::echo::registryFlags(args.registry, "echo-client");
   samples::ShutdownSignal shutdown;  // any thread may take the signal: the handler only writes
   if (flags) {
-    if (cli.has("--host") || cli.has("--port")) {
+    if (args.host || args.port) {
       throw std::invalid_argument("--host / --port and --registry exclude each other");
     }
     return runWithRegistry(cfg, *flags, shutdown);
@@ -246,25 +248,50 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
-    "  Sends one request a second and logs each response and every state change; the\n"
-    "  connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
-    "  keeps one connection per provider the registry lists. SIGINT / SIGTERM stop it (exit 0);\n"
-    "  a bad option exits 2.\n";
+    "       echo_client --help | --version";
+
+constexpr const char* kDescription =
+    "Sends one request a second and logs each response and every state change; the\n"
+    "connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
+    "keeps one connection per provider the registry lists. SIGINT / SIGTERM stop it (exit 0);\n"
+    "a bad option exits 2.";
+
+constexpr const char* kExamples =
+    "  echo_client --host 127.0.0.1 --port 20880 --config samples/configs/client.json\n"
+    "  echo_client --registry=zookeeper://127.0.0.1:2181 --service org.example.Echo "
+    "--version 1.0.0\n";
 
 int main(int argc, char** argv) {
-  if (samples::helpRequested(argc, argv)) {
-    fmt::print("{}", kUsage);
+  // --version is also the service version (echo_registry.h): no separate --version switch.
+  wheelbeat::cli::CommandLine cmd("echo_client", kSynopsis, kDescription, kExamples, false);
+  Args args;
+  cmd.app()
+      .add_option("--host", args.host, "the server's host (not with --registry)")
+      ->type_name("HOST")
+      ->default_str("the --config file's, else 127.0.0.1");
+  cmd.app()
+      .add_option("--port", args.port, "the server's port (not with --registry)")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535).description(""))
+      ->default_str("the --config file's, else 20880");
+  cmd.app()
+      .add_option("--config", args.config, "client and heartbeat sections from this file")
+      ->type_name("FILE.json")
+      ->default_str("none, the built-in defaults");
+  samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
+  if (const auto status = cmd.parse(argc, argv)) return *status;
+  if (args.registry.version == samples::echo::kProgramVersionAsked) {
+    fmt::print("{}\n", wheelbeat::cli::versionText(cmd.name()));
     return 0;
   }
   try {
-    return run(argc, argv);
+    return run(args);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "echo_client: {}\n{}", e.what(), kUsage);
-    return 2;
+    return cmd.fail(e.what());
   }
 }
