@@ -45,14 +45,17 @@ int validate(const std::vector<std::string>& files, std::ostream& out, std::ostr
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   ::wheelbeat::cli::CommandLine cmd("wheelbeat-config", kSynopsis, kDescription, kExamples, true,
                                     kBadUsage);
-  cmd.app().require_subcommand(1);
   CLI::App* check = cmd.app().add_subcommand("validate", "check FILE..., print each effective one");
   std::vector<std::string> files;
   // An argument that starts with '-' is an option to CLI11: a typo, never taken for a file name.
-  check->add_option("FILE", files, "a configuration file (JSON)")->type_name("")->required();
+  check->add_option("FILE", files, "a configuration file (JSON)")->type_name("");
   if (const auto status = cmd.parse(std::vector<std::string>(args.begin(), args.end()), out, err)) {
     return *status;
   }
+  // Checked here, not by CLI11's require_subcommand() / required(): CLI11 would report them
+  // before an unknown option.
+  if (!check->parsed()) return cmd.fail("a command is required (expected: validate)", err);
+  if (files.empty()) return cmd.fail("validate: FILE... is required", err);
   return validate(files, out, err);
 }
 

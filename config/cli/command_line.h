@@ -21,6 +21,8 @@
 //                stderr; exit kBadUsage (2; a program may choose another, as the soak's 64).
 //   enumerated values (oneOf) are matched case-sensitively; a wrong one is named with the list
 //                of the allowed ones.
+// Required options and subcommands are checked after parse(), with fail(): CLI11 checks its own
+// requirements before unknown arguments, so "--typo" would be reported as "--x is required".
 // Thread: a CommandLine is used by one thread (main's), like the CLI11 App it holds.
 #pragma once
 

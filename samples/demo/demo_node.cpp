@@ -82,8 +82,7 @@ constexpr const char* kExamples =
 void addOptions(CLI::App& app, Args& args) {
   app.add_option("--role", args.role, "what this node is")
       ->type_name("ROLE")
-      ->check(wheelbeat::cli::oneOf({"registry", "provider", "consumer"}))
-      ->required();
+      ->check(wheelbeat::cli::oneOf({"registry", "provider", "consumer"}));
   app.add_option("--name", args.name, "its name in the demo's table and logs")
       ->type_name("NAME")
       ->default_str("the role");
@@ -107,6 +106,10 @@ int main(int argc, char** argv) {
   Args args;
   addOptions(cmd.app(), args);
   if (const auto status = cmd.parse(argc, argv)) return *status;
+  // Checked here, not by CLI11's required(): CLI11 would report it before an unknown flag.
+  if (args.role.empty()) {
+    return cmd.fail("--role is required (expected: registry, provider or consumer)");
+  }
   try {
     return run(args);
   } catch (const std::exception& e) {
