@@ -48,7 +48,7 @@ invoke() {
 }
 
 for help in --help -h; do
-  invoke $help
+  invoke "$help"
   [ $rc -eq 0 ] || fail "$help: exit $rc (expected 0)"
   head -1 "$work/out" | grep -q "^usage: $name" || fail "$help: no 'usage: $name' first line"
   [ $defaults -eq 0 ] || grep -q '(default: ' "$work/out" || fail "$help: no default shown"
@@ -75,6 +75,7 @@ cat "$work/err"
 if [ -n "$enum" ]; then
   read -r flag value allowed <<<"$enum"
   for form in "$flag=$value" "$flag $value"; do
+    # shellcheck disable=SC2086  # "FLAG VALUE" is two words
     invoke $form
     [ $rc -eq "$bad" ] || fail "$form: exit $rc (expected $bad)"
     for word in "$flag" "$value" $allowed; do
