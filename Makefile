@@ -39,6 +39,9 @@ DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
 DEB_PACKAGES += iproute2 nftables
 # make bench's report: jq reads its JSON lines, gnuplot draws the charts (tests/bench/report.sh).
 DEB_PACKAGES += jq gnuplot-nox
+# The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
+# test reports itself skipped.
+DEB_PACKAGES += prometheus
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -18,7 +18,8 @@ constexpr const char* kDescription =
     "Checks wheelbeat configuration files (JSON; format: share/wheelbeat/wheelbeat.schema.json).\n"
     "Every error of every file goes to stderr as FILE: /pointer: value (expected: ...).\n"
     "When all files are valid, each file's effective configuration (every key, defaults filled\n"
-    "in) goes to stdout, one JSON document per file, in argument order.\n"
+    "in, derived values resolved: idle_timeout = 3 x interval when 0, close_timeout =\n"
+    "idle_timeout when 0) goes to stdout, one JSON document per file, in argument order.\n"
     "\n"
     "Exit status: 0 all files valid, 1 a file unreadable or invalid, 2 bad usage.";
 
@@ -32,7 +33,7 @@ int validate(const std::vector<std::string>& files, std::ostream& out, std::ostr
   for (const std::string& file : files) {
     const LoadResult result = tryLoad(file);
     for (const ConfigError& e : result.errors()) err << file << ": " << e.toString() << '\n';
-    if (result) documents.push_back(toJson(result.config()));
+    if (result) documents.push_back(toJson(resolved(result.config())));
     valid = valid && result.ok();
   }
   if (!valid) return kInvalid;

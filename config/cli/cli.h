@@ -15,7 +15,8 @@ inline constexpr int kBadUsage = 2;  // unknown command or option, no file
 
 // `args` excludes the program name. `validate FILE...`: every error of every file on `err` as
 // "FILE: /pointer: value (expected: ...)", or, when all files are valid, each file's effective
-// configuration (toJson) on `out`, in argument order, one JSON document after another.
+// configuration (toJson(resolved(config))) on `out`, in argument order, one JSON document after
+// another.
 // `--help` / `-h`: the usage, every option and examples on `out`; `--version`: "wheelbeat-config
 // VERSION" on `out`. Anything else: what is wrong and the usage on `err`, kBadUsage.
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);

@@ -79,12 +79,17 @@ const std::vector<ConfigError>& LoadResult::errors() const noexcept {
 
 LoadResult tryLoadString(std::string_view json) {
   detail::Json document;
+  std::vector<ConfigError> duplicates;
   try {
-    document = detail::Json::parse(json);
+    document = detail::parseDocument(json, duplicates);
   } catch (const detail::Json::parse_error& e) {
     return LoadResult(std::vector<ConfigError>{{"", parseErrorText(e), "valid JSON"}});
   }
-  return detail::readDocument(document);
+  LoadResult read = detail::readDocument(document);
+  if (duplicates.empty()) return read;
+  // A duplicate is reported first (it may explain a later error), then the rest as usual.
+  for (const ConfigError& e : read.errors()) duplicates.push_back(e);
+  return LoadResult(std::move(duplicates));
 }
 
 LoadResult tryLoad(const std::filesystem::path& path) {

@@ -2,10 +2,13 @@
 #include "sections.h"
 #include "values.h"
 
+#include <wheelbeat/tasks/error_names.h>
+
 #include <fmt/format.h>
 
 #include <array>
 #include <limits>
+#include <stdexcept>
 
 namespace wheelbeat::config::detail {
 namespace {
@@ -13,6 +16,13 @@ namespace {
 using tasks::Backoff;
 using tasks::Jitter;
 using tasks::RetryOptions;
+
+// The shared vocabulary (tasks/error_names.h): a name outside it would never match anything.
+std::string knownErrorNamesText() {
+  std::vector<std::string> quoted;
+  for (std::string_view name : tasks::errors::kAll) quoted.push_back(dumped(Json(name)));
+  return fmt::format("an error name: one of {}", fmt::join(quoted, ", "));
+}
 
 bool readNames(Errors& errors, const Json& value, const std::string& pointer,
                std::vector<std::string>& out) {
@@ -24,8 +34,8 @@ bool readNames(Errors& errors, const Json& value, const std::string& pointer,
   bool ok = true;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const Json& item = value[i];
-    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
-      errors.add(childPointer(pointer, i), item, "a non-empty error name");
+    if (!item.is_string() || !tasks::errors::isKnown(item.get_ref<const std::string&>())) {
+      errors.add(childPointer(pointer, i), item, knownErrorNamesText());
       ok = false;
     } else {
       names.push_back(item.get<std::string>());
@@ -102,14 +112,14 @@ bool readPolicyObject(Errors& errors, const Json& value, const std::string& poin
   return errors.size() == before;
 }
 
-std::string knownNamesText(const Policies& policies) {
-  if (policies.byName.empty()) return "the name of an entry of /retry (there is none)";
+}  // namespace
+
+std::string knownNamesText(const RetryPolicies& policies) {
+  if (policies.empty()) return "the name of an entry of /retry (there is none)";
   std::vector<std::string> names;
-  for (const auto& [name, policy] : policies.byName) names.push_back(dumped(Json(name)));
+  for (const auto& [name, policy] : policies) names.push_back(dumped(Json(name)));
   return fmt::format("the name of an entry of /retry: {}", fmt::join(names, ", "));
 }
-
-}  // namespace
 
 Policies readPolicies(const Json& section, const std::string& pointer) {
   Policies policies;
@@ -138,12 +148,30 @@ bool readPolicyValue(Errors& errors, const Json& value, const std::string& point
   }
   const auto it = policies.byName.find(value.get_ref<const std::string&>());
   if (it == policies.byName.end()) {
-    errors.add(pointer, value, knownNamesText(policies));
+    errors.add(pointer, value, knownNamesText(policies.byName));
     return false;
   }
   out = it->second;
   return true;
 }
+
+}  // namespace wheelbeat::config::detail
+
+namespace wheelbeat::config {
+
+const tasks::RetryOptions& RetryPolicies::operator()(std::string_view name) const {
+  const auto it = find(std::string(name));
+  if (it == end()) {
+    throw std::out_of_range(fmt::format("retry policy {} not found (expected: {})",
+                                        detail::dumped(detail::Json(name)),
+                                        detail::knownNamesText(*this)));
+  }
+  return it->second;
+}
+
+}  // namespace wheelbeat::config
+
+namespace wheelbeat::config::detail {
 
 std::vector<KeyInfo> policyKeys() { return keyInfos<RetryOptions>(kPolicyFields); }
 

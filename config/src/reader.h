@@ -21,6 +21,11 @@ using Json = nlohmann::ordered_json;
 [[nodiscard]] std::string childPointer(std::string_view parent, std::string_view key);
 [[nodiscard]] std::string childPointer(std::string_view parent, std::size_t index);
 
+// Parses a whole document as Json::parse() does (and throws its parse_error), and reports each
+// key written more than once in the same object in `duplicates`: its pointer (once per key and
+// object), the value that the parser kept (the last one) and the expectation.
+[[nodiscard]] Json parseDocument(std::string_view text, std::vector<ConfigError>& duplicates);
+
 // The value as written: compact JSON.
 [[nodiscard]] std::string dumped(const Json& value);
 

@@ -15,8 +15,8 @@ namespace wheelbeat::config::detail {
 
 // The named policies of the document ("retry"), read before the sections that refer to them.
 struct Policies {
-  std::map<std::string, tasks::RetryOptions> byName;  // every entry, also those with errors
-  std::vector<ConfigError> errors;                    // reported where "retry" is in the document
+  RetryPolicies byName;             // every entry, also those with errors
+  std::vector<ConfigError> errors;  // reported where "retry" is in the document
 };
 
 // A section's options together with the named policies its policy fields may refer to.
@@ -46,6 +46,8 @@ std::vector<KeyInfo> keyInfos(std::span<const Field<S>> fields) {
 bool readPolicyValue(Errors& errors, const Json& value, const std::string& pointer,
                      const Policies& policies, tasks::RetryOptions& out);
 [[nodiscard]] std::vector<KeyInfo> policyKeys();
+// "the name of an entry of /retry: \"a\", \"b\"" (or "... (there is none)").
+[[nodiscard]] std::string knownNamesText(const RetryPolicies& policies);
 [[nodiscard]] std::vector<KeyInfo> retryMapKeys();  // "*" → policyKeys()
 
 bool readWheel(Errors& errors, const Json& value, const std::string& pointer,

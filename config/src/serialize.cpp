@@ -2,11 +2,15 @@
 #include "sections.h"
 #include "values.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <chrono>
 
 namespace wheelbeat::config {
 namespace {
 
+using namespace std::chrono_literals;
 using detail::durationJson;
 using detail::Json;
 
@@ -102,7 +106,25 @@ Json serviceJson(const registry::ServiceOptions& o) {
               {"protocol", o.protocol}};
 }
 
+tasks::HeartbeatOptions resolvedHeartbeat(const tasks::HeartbeatOptions& o) {
+  tasks::HeartbeatOptions r = o.resolved();
+  r.seed = o.seed;  // 0 = a random seed for each task: a rule, not a value to fill in
+  return r;
+}
+
 }  // namespace
+
+Config resolved(const Config& config) {
+  Config c = config;
+  c.heartbeat = resolvedHeartbeat(c.heartbeat);
+  c.server.heartbeat = resolvedHeartbeat(c.server.heartbeat);
+  c.client.heartbeat = resolvedHeartbeat(c.client.heartbeat);
+  // HashedWheelTimer's floor and rounding (core/include/wheelbeat/core/hashed_wheel_timer.h).
+  c.wheel.tickDuration = std::max<std::chrono::nanoseconds>(c.wheel.tickDuration, 1ms);
+  c.wheel.ticksPerWheel = static_cast<std::int64_t>(
+      std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(c.wheel.ticksPerWheel, 1))));
+  return c;
+}
 
 std::string toJson(const Config& c) {
   Json out{{"log_level", logLevelKey(c.logLevel)},

@@ -19,13 +19,21 @@ using std::chrono::nanoseconds;
 
 // The expectation of a value that is not a duration at all.
 inline constexpr std::string_view kDurationExpected =
-    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
-    "\"500ms\") or a non-negative integer of milliseconds";
+    "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
+    "milliseconds";
 
-// "60s", "500ms", "2m", "1h", "100us", "5ns" or an integer of milliseconds; nullopt otherwise
-// (fractions, negatives, unknown units, a string without unit). A well-formed duration beyond
-// int64 nanoseconds (~292 years) is nullopt with *overflow set.
-[[nodiscard]] std::optional<nanoseconds> parseDuration(const Json& value, bool* overflow = nullptr);
+// Why parseDuration() found no duration.
+enum class DurationError { None, Malformed, Negative, Overflow, Inexact };
+
+// A duration: a string of one or more terms "<number><unit>" — number = digits with an optional
+// fraction ("1.5"), unit = h, m, s, ms, us or ns, each unit at most once and in that order
+// ("1h30m", "1m0.5s") — or a JSON integer of milliseconds. nullopt otherwise, with *why set:
+// Negative for a value that would be one with its "-" removed (and negative numbers), Overflow
+// beyond int64 nanoseconds (~292 years), Inexact for a fraction finer than a nanosecond
+// ("0.5ns"), Malformed for anything else (unknown units, spaces, exponents, a bare number).
+[[nodiscard]] std::optional<nanoseconds> parseDuration(const Json& value,
+                                                       DurationError* why = nullptr);
 // The largest unit that shows `d` exactly ("1m", "500ms", "1500us"); 0 is "0s". Never negative
 // for what the loader accepts; a negative value is written in nanoseconds ("-5ns").
 [[nodiscard]] std::string formatDuration(nanoseconds d);

@@ -83,6 +83,7 @@ bool HashedWheelTimer::isStopped() const noexcept { return impl_->isStopped(); }
 std::size_t HashedWheelTimer::advance() { return impl_->advance(); }
 std::uint64_t HashedWheelTimer::pendingTimeouts() const noexcept { return impl_->pending(); }
 TimerMetrics HashedWheelTimer::metrics() const { return impl_->metrics(); }
+void HashedWheelTimer::writeMetrics(MetricsWriter& out) const { impl_->writeMetrics(out); }
 std::chrono::nanoseconds HashedWheelTimer::now() const noexcept {
   return std::chrono::nanoseconds(impl_->now());
 }
@@ -334,6 +335,18 @@ TimerMetrics HashedWheelTimer::Impl::metrics() const {
   m.latenessMax = std::chrono::nanoseconds(lateness_.max());
   m.latenessSamples = lateness_.count();
   return m;
+}
+
+void HashedWheelTimer::Impl::writeMetrics(MetricsWriter& out) const {
+  const TimerMetrics m = metrics();
+  out.gauge("wheelbeat_wheel_pending_timeouts", static_cast<double>(m.pending));
+  out.counter("wheelbeat_wheel_scheduled_total", static_cast<double>(m.scheduled));
+  out.counter("wheelbeat_wheel_expired_total", static_cast<double>(m.fired));
+  out.counter("wheelbeat_wheel_cancelled_total", static_cast<double>(m.cancelled));
+  out.counter("wheelbeat_wheel_rejected_total", static_cast<double>(m.rejected));
+  out.counter("wheelbeat_wheel_task_errors_total", static_cast<double>(m.taskErrors));
+  out.histogram("wheelbeat_wheel_lateness_seconds", latenessSeconds_.snapshot());
+  out.histogram("wheelbeat_wheel_worker_lag_seconds", workerLag_.snapshot());
 }
 
 }  // namespace wheelbeat::core

@@ -63,6 +63,7 @@ public:
   TimeoutState state(std::uint32_t index, std::uint32_t gen) const noexcept;
   TimerTask* task(std::uint32_t index, std::uint32_t gen) const noexcept;
   TimerMetrics metrics() const;
+  void writeMetrics(MetricsWriter& out) const;
 
   // The timer's clock, in ns (no virtual call for the steady clock). Thread: any.
   std::int64_t now() const noexcept {
@@ -121,6 +122,8 @@ private:
   // Written by the wheel thread only (relaxed atomics so metrics() may read them anywhere).
   alignas(64) std::atomic<std::uint64_t> fired_{0};
   detail::LatenessHistogram lateness_;
+  Histogram latenessSeconds_;  // the same samples in Prometheus buckets
+  Histogram workerLag_;
 
   std::int64_t startNs_ = 0;  // set once, before lifecycle_ becomes kStarted
   detail::Wheel wheel_;

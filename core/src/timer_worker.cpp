@@ -86,7 +86,10 @@ std::size_t HashedWheelTimer::Impl::cycle() {
       break;
     }
     wheel_.collect(tick, due_);
-    if (!due_.empty()) ran += runDue();
+    if (!due_.empty()) {
+      workerLag_.recordSingleWriter(std::chrono::nanoseconds(now() - (startNs_ + tick * tickNs_)));
+      ran += runDue();
+    }
     // What the tasks scheduled or cancelled joins the wheel before the next tick is processed.
     drainCancels();
     drainSubmissions();
@@ -121,6 +124,7 @@ std::size_t HashedWheelTimer::Impl::runDue() {
     pending_.fetch_sub(1, std::memory_order_relaxed);
     fired_.store(fired_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     lateness_.record(nowNs - e.deadline);
+    latenessSeconds_.recordSingleWriter(std::chrono::nanoseconds(nowNs - e.deadline));
     runOne(index, gen);
     ++ran;
   }

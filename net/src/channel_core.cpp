@@ -1,5 +1,7 @@
 #include "channel_core.h"
 
+#include <wheelbeat/tasks/error_names.h>
+
 #include <sys/ioctl.h>
 
 #include <new>
@@ -24,6 +26,33 @@ std::string_view callStatusName(CallStatus status) noexcept {
     case CallStatus::Closed: return "closed";
   }
   return "unknown";
+}
+
+std::string_view errorName(SendResult result) noexcept {
+  switch (result) {
+    case SendResult::Queued: return {};
+    case SendResult::QueueFull: return tasks::errors::kOverloaded;
+    case SendResult::NotConnected: return tasks::errors::kDisconnected;
+    case SendResult::BodyTooLarge: return tasks::errors::kBadRequest;
+  }
+  return tasks::errors::kDisconnected;
+}
+
+std::string_view errorName(const CallResult& result) noexcept {
+  namespace errors = tasks::errors;
+  if (result.status == CallStatus::Timeout) return errors::kTimeout;
+  if (result.status == CallStatus::Closed) return errors::kDisconnected;
+  // Dubbo 2's response status codes (org.apache.dubbo.remoting.exchange.Response).
+  switch (result.frameStatus) {
+    case kStatusOk: return {};
+    case 30:
+    case 31: return errors::kTimeout;
+    case 35: return errors::kDisconnected;
+    case 40:
+    case 90: return errors::kBadRequest;
+    case 100: return errors::kOverloaded;
+    default: return errors::kRejected;
+  }
 }
 
 namespace detail {
@@ -51,7 +80,8 @@ ChannelCore::ChannelCore(const ChannelConfig& config)
       detector_(config.heartbeat.detector == tasks::DetectorKind::Phi
                     ? std::make_unique<tasks::PhiAccrualDetector>(config.heartbeat.phi,
                                                                   config.heartbeat.heartbeat)
-                    : nullptr) {
+                    : nullptr),
+      metrics_(config.metrics ? config.metrics : processChannelMetrics()) {
   stampBoth();
 }
 
@@ -103,6 +133,7 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
     wake = outbox_.empty();  // a flush is already on its way otherwise
     encode(outbox_);
   }
+  metrics_->framesOut.fetch_add(1, std::memory_order_relaxed);
   // Inside a read callback the read path flushes once at its end (answers leave in one write).
   if (wake && !(loop_.isLoopThread() && inRead_)) {
     loop_.post([self = shared_from_this()] { self->flush(); });
@@ -213,6 +244,7 @@ std::size_t ChannelCore::writeNow(std::string& data) noexcept {
   }
   const auto written = static_cast<std::size_t>(n);
   queued_.fetch_sub(written, std::memory_order_acq_rel);
+  metrics_->bytesOut.fetch_add(written, std::memory_order_relaxed);
   if (written > 0) lastWrite_.store(timer_.now().count(), std::memory_order_release);
   return data.size() - written;
 }
@@ -242,6 +274,7 @@ void ChannelCore::onWritten(uv_write_t* req, int status) noexcept {
   ChannelCore& self = *w->channel;  // alive: its Stream holds it until the close callback
   self.queued_.fetch_sub(w->data.size(), std::memory_order_acq_rel);
   if (status == 0) {
+    self.metrics_->bytesOut.fetch_add(w->data.size(), std::memory_order_relaxed);
     self.lastWrite_.store(self.timer_.now().count(), std::memory_order_release);
   } else if (status != UV_ECANCELED) {
     self.closeStream(*Stream::of(req->handle), reasonFromError(NetError(status), false, "write"));
@@ -264,6 +297,7 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   if (&stream != stream_ || stream.isClosing()) return;
   const auto now = timer_.now();
   lastRead_.store(now.count(), std::memory_order_release);
+  metrics_->bytesIn.fetch_add(data.size(), std::memory_order_relaxed);
   if (detector_) detector_->heartbeat(now);
   inRead_ = true;
   DecodeError error = DecodeError::None;
@@ -275,7 +309,10 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
     error = DecodeError::OutOfMemory;
   }
   inRead_ = false;
-  if (error != DecodeError::None && !stream.isClosing()) closeStream(stream, decodeFailure(stream));
+  if (error != DecodeError::None && !stream.isClosing()) {
+    metrics_->countDecodeError(error);
+    closeStream(stream, decodeFailure(stream));
+  }
   flush();
 }
 
@@ -304,6 +341,7 @@ void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
     return;
   }
   if (stream.decoder().finish() == DecodeError::TruncatedAtEof) {
+    metrics_->countDecodeError(DecodeError::TruncatedAtEof);
     closeStream(stream,
                 CloseReason{CloseKind::Protocol, error,
                             fmt::format("truncated-at-eof: {}", stream.decoder().reason())});
@@ -313,7 +351,9 @@ void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
 }
 
 bool ChannelCore::onFrame(const FrameView& frame) {
+  metrics_->framesIn.fetch_add(1, std::memory_order_relaxed);
   if (frame.isReadOnlyEvent()) {
+    metrics_->readOnlyReceived.fetch_add(1, std::memory_order_relaxed);
     if (!readOnly_.exchange(true, std::memory_order_acq_rel)) readOnlyReceived();
   } else if (frame.isHeartbeat()) {
     if (frame.isRequest()) {
@@ -347,13 +387,18 @@ bool ChannelCore::claimed(const FrameView& frame) {
 void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
   const SendResult r =
       enqueue(kHeartbeatFrameBytes, [id](std::string& out) { encodeHeartbeatResponse(out, id); });
-  if (r == SendResult::Queued) answered_.fetch_add(1, std::memory_order_relaxed);
+  if (r == SendResult::Queued) {
+    answered_.fetch_add(1, std::memory_order_relaxed);
+    metrics_->heartbeatsAnswered.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
   if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
   const std::int64_t sent = heartbeatSentAt_.load(std::memory_order_relaxed);
-  heartbeatRtt_.store(timer_.now().count() - sent, std::memory_order_relaxed);
+  const std::int64_t rtt = timer_.now().count() - sent;
+  heartbeatRtt_.store(rtt, std::memory_order_relaxed);
+  metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));
 }
 
 // Connect / close path

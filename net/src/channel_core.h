@@ -12,6 +12,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/tasks/failure_detector.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
@@ -34,6 +35,8 @@ struct ChannelConfig {
   // The channel keeps a φ-accrual detector when heartbeat.detector is Phi (read in the
   // constructor only).
   const tasks::HeartbeatOptions& heartbeat;
+  // Where the channel counts; null = processChannelMetrics().
+  std::shared_ptr<ChannelMetrics> metrics = nullptr;
 };
 
 class ChannelCore : public Channel,
@@ -76,6 +79,8 @@ public:
     return unanswered_.load(std::memory_order_acquire);
   }
   [[nodiscard]] std::size_t pendingRequests() const noexcept override;
+  // Where this channel counts (never null). Any thread.
+  [[nodiscard]] ChannelMetrics& metrics() const noexcept { return *metrics_; }
   // Queues Dubbo's READONLY event (codec.h) with a fresh id. Any thread.
   SendResult sendReadOnly() noexcept;
 
@@ -147,6 +152,7 @@ private:
   Endpoint remote_;
   std::any attachment_;
   const std::unique_ptr<tasks::PhiAccrualDetector> detector_;  // Phi only: fed by every read
+  const std::shared_ptr<ChannelMetrics> metrics_;              // never null
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock

@@ -1,4 +1,5 @@
 #include <wheelbeat/net/error.h>
+#include <wheelbeat/tasks/error_names.h>
 
 #include <uv.h>
 
@@ -16,6 +17,20 @@ std::string_view NetError::message() const noexcept {
 
 NetException::NetException(NetError error, const std::string& context)
     : std::runtime_error(fmt::format("{}: {}", context, error)), error_(error) {}
+
+std::string_view errorName(NetError error) noexcept {
+  namespace errors = tasks::errors;
+  switch (error.code()) {
+    case 0: return {};
+    case UV_ETIMEDOUT: return errors::kTimeout;
+    case UV_ENOMEM:
+    case UV_ENOBUFS:
+    case UV_EMFILE:
+    case UV_ENFILE:
+    case UV_EAGAIN: return errors::kOverloaded;
+    default: return errors::kDisconnected;
+  }
+}
 
 std::string_view closeKindName(CloseKind kind) noexcept {
   switch (kind) {

@@ -109,6 +109,9 @@ private:
   void reject() noexcept;
   void closeListener() noexcept;
   void checkStopped() noexcept;
+  [[nodiscard]] ChannelMetrics& channelMetrics() const noexcept {
+    return options_.metrics ? *options_.metrics : *processChannelMetrics();
+  }
 
   EventLoop& loop_;
   core::HashedWheelTimer& timer_;

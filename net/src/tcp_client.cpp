@@ -43,6 +43,7 @@ ClientChannel::ClientChannel(const ChannelConfig& config, ClientOptions options,
                              TcpClient::StateCallback onState)
     : ChannelCore(config), options_(std::move(options)), onState_(std::move(onState)) {
   setRemote(options_.server);
+  metrics().moveChannel(ChannelMetrics::kNoState, static_cast<int>(ClientState::Disconnected));
 }
 
 void ClientChannel::start(std::shared_ptr<tasks::TaskListener> listener,
@@ -96,6 +97,8 @@ bool ClientChannel::setConnectivityCallback(TcpClient::ConnectivityCallback call
 void ClientChannel::setState(ClientState next, std::string_view reason) noexcept {
   const ClientState prev = state_.exchange(next, std::memory_order_acq_rel);
   if (prev == next) return;
+  // Closed is not counted (moveChannel ignores its value): the client leaves the gauge.
+  metrics().moveChannel(static_cast<int>(prev), static_cast<int>(next));
   if (onState_) safely("the state callback", [&] { onState_(prev, next); });
   const Connectivity to = connectivityOf(next);
   const Connectivity from = connectivity_.exchange(to, std::memory_order_acq_rel);
@@ -341,8 +344,9 @@ TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptio
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{
-      loop,  timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
-      codec, maxQueue, options.heartbeat};
+      loop,           timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
+      codec,          maxQueue, options.heartbeat,
+      options.metrics};
   channel_ =
       std::make_shared<detail::ClientChannel>(config, std::move(options), std::move(onStateChange));
 }

@@ -1,6 +1,7 @@
 #include "address.h"
 #include "server_core.h"
 
+#include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/chrono.h>
@@ -128,8 +129,13 @@ void ServerCore::accept() noexcept {
     return;
   }
   try {
-    ChannelConfig config{
-        loop_, timer_, handler_, options_.codec, options_.maxSendQueueBytes, options_.heartbeat};
+    ChannelConfig config{loop_,
+                         timer_,
+                         handler_,
+                         options_.codec,
+                         options_.maxSendQueueBytes,
+                         options_.heartbeat,
+                         options_.metrics};
     auto channel = std::make_shared<ServerChannel>(config, shared_from_this());
     Stream* stream = Stream::create(loop_.native(), channel, options_.codec);
     if (int rc = uv_accept(asStream(&tcp_), asStream(stream->tcp())); rc != 0) {
@@ -139,6 +145,9 @@ void ServerCore::accept() noexcept {
     channels_.emplace(channel.get(), channel);
     open.fetch_add(1, std::memory_order_relaxed);
     accepted.fetch_add(1, std::memory_order_relaxed);
+    channel->metrics().accepted.fetch_add(1, std::memory_order_relaxed);
+    channel->metrics().moveChannel(ChannelMetrics::kNoState,
+                                   static_cast<int>(ClientState::Connected));
     channel->start(stream, heartbeat_, listener_, metrics_);
   } catch (const std::exception& e) {
     core::log(core::LogLevel::Error, "wheelbeat: server on port {}: accept failed: {}", port.load(),
@@ -155,12 +164,17 @@ void ServerCore::reject() noexcept {
   uv_tcp_init(loop_.native(), tcp);  // cannot fail on a running loop
   if (uv_accept(asStream(&tcp_), asStream(tcp)) == 0) {
     rejected.fetch_add(1, std::memory_order_relaxed);
+    channelMetrics().rejected.fetch_add(1, std::memory_order_relaxed);
   }
   uv_close(asHandle(tcp), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
 }
 
 void ServerCore::channelClosed(ServerChannel* channel) noexcept {
-  if (channels_.erase(channel) != 0) open.fetch_sub(1, std::memory_order_relaxed);
+  if (channels_.erase(channel) != 0) {
+    open.fetch_sub(1, std::memory_order_relaxed);
+    channel->metrics().moveChannel(static_cast<int>(ClientState::Connected),
+                                   ChannelMetrics::kNoState);
+  }
   checkStopped();
 }
 

@@ -1,10 +1,14 @@
 // wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE
 //                     --registry-port PORT [--registry-kind embedded|redis|zookeeper]
+//                     [--metrics HOST:PORT]
 //
 // One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
-// intervals come from the cluster's JSON file; the driver chooses the registry's port.
+// intervals come from the cluster's JSON file; the driver chooses the registry's port. With
+// --metrics it serves its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus).
 #include "command_line.h"
 #include "node.h"
+
+#include <wheelbeat/net/channel_metrics.h>
 
 #include <fmt/format.h>
 
@@ -25,6 +29,7 @@ struct Args {
   std::string config = "cluster.json";
   std::optional<int> registryPort;
   std::optional<std::string> registryKind;
+  std::optional<std::string> metrics;  // HOST:PORT
 };
 
 config::Config configure(const Args& args) {
@@ -49,7 +54,13 @@ int run(const Args& args) {
   const wheelbeat::config::Config cfg = configure(args);
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop(role, cfg.loop);
-  demo::NodeContext node{args.name.value_or(role), cfg, timer, loop, shutdown};
+  samples::SampleMetrics metrics;
+  metrics.add([&timer](wheelbeat::core::MetricsWriter& out) {
+    timer.writeMetrics(out);
+    net::writeMetrics(*net::processChannelMetrics(), out);
+  });
+  metrics.serve(loop, args.metrics, fmt::format("{} {}", role, args.name.value_or(role)));
+  demo::NodeContext node{args.name.value_or(role), cfg, timer, loop, shutdown, metrics};
   int status = 2;
   if (role == "registry") {
     status = demo::runRegistry(node);
@@ -59,6 +70,7 @@ int run(const Args& args) {
     status = demo::runConsumer(node);
   }
   // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
+  metrics.close();
   const int loopResult = loop.stop();
   timer.stop();
   return loopResult == 0 ? status : 1;
@@ -67,6 +79,7 @@ int run(const Args& args) {
 constexpr const char* kSynopsis =
     "usage: wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE\n"
     "                           --registry-port PORT [--registry-kind embedded|redis|zookeeper]\n"
+    "                           [--metrics HOST:PORT]\n"
     "       wheelbeat_demo_node --help | --version";
 
 constexpr const char* kDescription =
@@ -97,6 +110,10 @@ void addOptions(CLI::App& app, Args& args) {
       ->type_name("KIND")
       ->check(wheelbeat::cli::oneOf({"embedded", "redis", "zookeeper"}))
       ->default_str("the --config file's");
+  app.add_option("--metrics", args.metrics,
+                 "serve its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // the driver needs nothing but a split. Library logs go to stderr (the driver files them).
 #pragma once
 
+#include "common/metrics.h"
 #include "common/shutdown_signal.h"
 
 #include <wheelbeat/config/config.h>
@@ -27,6 +28,9 @@ struct NodeContext {
   wheelbeat::core::HashedWheelTimer& timer;
   wheelbeat::net::EventLoop& loop;
   samples::ShutdownSignal& shutdown;
+  // --metrics: the wheel and the process's channels are collected already; a role adds what it
+  // owns with metrics.scoped() (removed before its objects go).
+  samples::SampleMetrics& metrics;
 };
 
 // Each runs until SIGTERM / SIGINT, then stops what it started; returns the exit status.

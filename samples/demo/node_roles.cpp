@@ -84,6 +84,8 @@ int runProvider(NodeContext& node) {
   GreeterProvider provider(node.loop, node.timer, options);
   provider.setServiceTime(kServiceTime);  // calls are in flight when a SIGTERM comes
   const std::string url = provider.start(*registry);
+  auto collected = node.metrics.scoped(
+      [&registry](wheelbeat::core::MetricsWriter& out) { registry->writeMetrics(out); });
   while (!node.shutdown.wait(kStatusPeriod)) {
     const net::TcpClient* link = connectionOf(*registry);
     const auto rtt =
@@ -155,6 +157,12 @@ int runConsumer(NodeContext& node) {
   options.directory.metrics = metrics;
   GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
+  auto collected =
+      node.metrics.scoped([&registry, &consumer, metrics](wheelbeat::core::MetricsWriter& out) {
+        registry->writeMetrics(out);
+        tasks::writeMetrics(*metrics, out);
+        consumer.writeMetrics(out);
+      });
   auto calls = std::make_shared<CallCounters>();  // shared: a late callback may outlive this frame
   for (std::uint64_t n = 0; !node.shutdown.wait(kCallPeriod); ++n) {
     consumer.sayHello(node.name, [calls](const samples::rpc::Reply& r) {
@@ -169,6 +177,7 @@ int runConsumer(NodeContext& node) {
       emitStatus(consumerStatus(consumer, *registry, *calls, *metrics));
     }
   }
+  collected.reset();
   consumer.close();
   registry->close();
   return 0;

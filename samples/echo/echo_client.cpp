@@ -1,6 +1,7 @@
 // echo_client: a wheelbeat client on the command line.
 //
 //   build/bin/echo_client --host 127.0.0.1 --port 20880 [--config samples/configs/client.json]
+//                         [--metrics 127.0.0.1:9465]
 //   build/bin/echo_client --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
 //                         [--application NAME] [--version 1.0.0] [--group G]
 //
@@ -22,18 +23,25 @@
 // backoff and jitter when it drops or goes half-open (read idle beyond the idle timeout). The
 // application sends one request a second and logs its response, and logs every state change.
 // SIGINT / SIGTERM stop it cleanly: client, then loop, then timer; exit status 0.
+//
+// Requests are numbered once, by the client: "request #7", "response #7". Every 5 s one line:
+// its state, heartbeats sent / answered, heartbeat RTT p50 / p99, reconnects, requests ok /
+// failed. With --metrics HOST:PORT it serves every wheelbeat metric at http://HOST:PORT/metrics.
 #include "../common/format.h"
+#include "../common/metrics.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/registry/directory.h>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -58,6 +66,7 @@ struct Args {
   std::optional<std::string> config;
   std::optional<std::string> host;
   std::optional<int> port;
+  std::optional<std::string> metrics;  // HOST:PORT
   samples::echo::RegistryArgs registry;
 };
 
@@ -86,24 +95,61 @@ void logStateChange(net::ClientState from, net::ClientState to) {
   std::fflush(stdout);
 }
 
-// One request; the response (or its timeout, or the close that beat it) is logged on the loop.
-void sendOne(net::TcpClient& client, std::uint64_t n) {
+// What the stats line reports besides the library's counters. Any thread.
+struct Stats {
+  std::shared_ptr<wheelbeat::tasks::TaskMetrics> tasks =
+      std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  std::shared_ptr<net::ChannelMetrics> channels = std::make_shared<net::ChannelMetrics>();
+  std::atomic<std::uint64_t> ok{0};
+  std::atomic<std::uint64_t> failed{0};  // timed out, closed first, or not sent
+
+  // "echo_client: stats: state=connected heartbeats sent/answered=3/3 rtt p50=180us p99=410us
+  // reconnects=0 requests ok/failed=5/0" (p50 / p99 estimated inside the histogram's buckets).
+  void print(std::string_view state) const {
+    const auto rtt = channels->heartbeatRtt.snapshot();
+    fmt::print(
+        "echo_client: stats: state={} heartbeats sent/answered={}/{} rtt p50={} p99={} "
+        "reconnects={} requests ok/failed={}/{}\n",
+        state, tasks->heartbeatsSent.load(), rtt.count, samples::human(rtt.quantile(0.50)),
+        samples::human(rtt.quantile(0.99)), tasks->reconnectsStarted.load(), ok.load(),
+        failed.load());
+    std::fflush(stdout);
+  }
+};
+
+// Request #n (the one number the log uses for it); its response (or its timeout, or the close
+// that beat it) is logged on the loop.
+void sendOne(net::TcpClient& client, std::uint64_t n, const std::shared_ptr<Stats>& stats) {
   const auto sentAt = Clock::now();
   const std::string body = fmt::format("hello #{}", n);
-  const net::RequestResult r =
-      client.channel().request(body, kRequestTimeout, [sentAt](const net::CallResult& result) {
+  const net::RequestResult r = client.channel().request(
+      body, kRequestTimeout, [sentAt, n, stats](const net::CallResult& result) {
         const auto rtt = Clock::now() - sentAt;
         if (result.status == net::CallStatus::Ok) {
-          fmt::print("response {}: \"{}\" in {}\n", result.id, result.body, samples::human(rtt));
+          stats->ok.fetch_add(1);
+          fmt::print("response #{}: \"{}\" in {}\n", n, result.body, samples::human(rtt));
         } else {
-          fmt::print("request {} failed: {}: {}\n", result.id, net::callStatusName(result.status),
+          stats->failed.fetch_add(1);
+          fmt::print("request #{} failed: {}: {}\n", n, net::callStatusName(result.status),
                      result.error);
         }
         std::fflush(stdout);
       });
   if (r.sent != net::SendResult::Queued) {
+    stats->failed.fetch_add(1);
     fmt::print("request #{} not sent: {}\n", n, net::sendResultName(r.sent));
   }
+}
+
+// The collectors of what a client run owns.
+void addCollectors(samples::SampleMetrics& metrics, const wheelbeat::core::HashedWheelTimer& timer,
+                   const std::shared_ptr<Stats>& stats) {
+  metrics.add([&timer, stats](wheelbeat::core::MetricsWriter& out) {
+    timer.writeMetrics(out);
+    wheelbeat::tasks::writeMetrics(*stats->tasks, out);
+    net::writeMetrics(*stats->channels, out);
+    net::writeMetrics(*net::processChannelMetrics(), out);  // the registry's links, if any
+  });
 }
 
 // Each provider client this process used, and the attempts it had made when the directory
@@ -150,7 +196,7 @@ std::string urlOf(const registry::Directory& directory, const net::TcpClient& cl
 
 // --registry: the providers from the registry, through a Directory (see the file comment).
 int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::RegistryFlags& f,
-                    samples::ShutdownSignal& shutdown) {
+                    samples::ShutdownSignal& shutdown, const std::optional<std::string>& listen) {
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-client", cfg.loop);
   auto reg = registry::makeRegistry(loop, timer, f.url,
@@ -161,8 +207,11 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   const bool registersConsumer = f.registry.kind == registry::RegistryKind::ZooKeeper;
   if (registersConsumer) reg->registerUrl(consumer);
 
+  auto stats = std::make_shared<Stats>();
   registry::DirectoryOptions options;
   options.client = cfg.client;
+  options.client.metrics = stats->channels;
+  options.metrics = stats->tasks;
   options.protectionWindow = cfg.registry.session;  // providers re-register within a session
   options.accept = [service](std::string_view url) { return registry::matches(service, url); };
   auto followed = std::make_shared<Followed>();
@@ -195,16 +244,30 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
              registersConsumer ? fmt::format(" as {}", consumer) : "");
   std::fflush(stdout);
   directory.start();
+  samples::SampleMetrics metrics;
+  addCollectors(metrics, timer, stats);
+  metrics.add([&](wheelbeat::core::MetricsWriter& out) {
+    reg->writeMetrics(out);
+    directory.writeMetrics(out);
+  });
+  metrics.serve(loop, listen, "echo_client");
 
   for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
     if (auto client = directory.pick()) {
       followed->used(urlOf(directory, *client), client);
-      sendOne(*client, n);
+      sendOne(*client, n, stats);
     } else {
+      stats->failed.fetch_add(1);
       fmt::print("request #{} not sent: no provider connected\n", n);
       std::fflush(stdout);
     }
+    if (n % 5 == 0) {
+      stats->print(fmt::format("{}-of-{}-connected",
+                               stats->channels->channels(net::ClientState::Connected),
+                               directory.providers().size()));
+    }
   }
+  metrics.close();
   fmt::print("echo_client: signal {}, stopping ({} provider(s) followed)\n", shutdown.signal(),
              directory.providers().size());
   directory.close();
@@ -224,19 +287,29 @@ int run(const Args& args) {
     if (args.host || args.port) {
       throw std::invalid_argument("--host / --port and --registry exclude each other");
     }
-    return runWithRegistry(cfg, *flags, shutdown);
+    return runWithRegistry(cfg, *flags, shutdown, args.metrics);
   }
 
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-client", cfg.loop);
-  net::TcpClient client(loop, timer, cfg.client, logHandler(), logStateChange);
+  auto stats = std::make_shared<Stats>();
+  net::ClientOptions options = cfg.client;
+  options.metrics = stats->channels;
+  net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr, stats->tasks);
   const auto hb = cfg.client.heartbeat.resolved();
   fmt::print("echo_client: to {} (heartbeat {}, half-open after {} read idle)\n",
              samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
              samples::human(hb.idleTimeout));
   client.start();
+  samples::SampleMetrics metrics;
+  addCollectors(metrics, timer, stats);
+  metrics.serve(loop, args.metrics, "echo_client");
 
-  for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) sendOne(client, n);
+  for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
+    sendOne(client, n, stats);
+    if (n % 5 == 0) stats->print(net::clientStateName(client.state()));
+  }
+  metrics.close();
   fmt::print("echo_client: signal {}, stopping after {} connect attempt(s)\n", shutdown.signal(),
              client.connectAttempts());
   client.close("shutting down");
@@ -249,7 +322,7 @@ int run(const Args& args) {
 }  // namespace
 
 constexpr const char* kSynopsis =
-    "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json]\n"
+    "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
@@ -258,7 +331,8 @@ constexpr const char* kSynopsis =
 constexpr const char* kDescription =
     "Sends one request a second and logs each response and every state change; the\n"
     "connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
-    "keeps one connection per provider the registry lists. SIGINT / SIGTERM stop it (exit 0);\n"
+    "keeps one connection per provider the registry lists. Every 5 s a stats line; --metrics\n"
+    "serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it (exit 0);\n"
     "a bad option exits 2.";
 
 constexpr const char* kExamples =
@@ -283,6 +357,11 @@ int main(int argc, char** argv) {
       .add_option("--config", args.config, "client and heartbeat sections from this file")
       ->type_name("FILE.json")
       ->default_str("none, the built-in defaults");
+  cmd.app()
+      .add_option("--metrics", args.metrics,
+                  "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (args.registry.version == samples::echo::kProgramVersionAsked) {

@@ -1,6 +1,7 @@
 // echo_server: a wheelbeat server on the command line.
 //
 //   build/bin/echo_server --port 20880 [--config samples/configs/server.json]
+//                         [--metrics 127.0.0.1:9464]
 //   build/bin/echo_server --port 0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
 //                         [--application NAME] [--version 1.0.0] [--group G]
 //
@@ -17,12 +18,17 @@
 // (heartbeat.close_timeout, default the idle timeout = 3 x heartbeat.interval). The application
 // part is one handler: every two-way request comes back as a response with the same id and the
 // same body. SIGINT / SIGTERM stop it cleanly: server, then loop, then timer; exit status 0.
+//
+// Every 5 s it prints one line: connections open, accepted, idle closes, protocol errors. With
+// --metrics HOST:PORT it serves every wheelbeat metric at http://HOST:PORT/metrics (Prometheus).
 #include "../common/format.h"
+#include "../common/metrics.h"
 #include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/format.h>
@@ -50,6 +56,7 @@ constexpr std::int64_t kAdvisedTimeoutMs = 2000;
 struct Args {
   std::optional<std::string> config;
   std::optional<int> port;
+  std::optional<std::string> metrics;  // HOST:PORT
   samples::echo::RegistryArgs registry;
 };
 
@@ -93,6 +100,20 @@ std::string providerUrl(const wheelbeat::config::Config& cfg, const samples::ech
                                           cfg.server.heartbeat.heartbeat);
 }
 
+// connections open, accepted, idle closes, protocol errors (every kind).
+void printStats(const net::TcpServer& server, const wheelbeat::tasks::TaskMetrics& tasks,
+                const net::ChannelMetrics& channels) {
+  std::uint64_t protocolErrors = 0;
+  for (const auto e : {net::DecodeError::BadMagic, net::DecodeError::BodyTooLarge,
+                       net::DecodeError::TruncatedAtEof, net::DecodeError::BudgetExceeded,
+                       net::DecodeError::OutOfMemory}) {
+    protocolErrors += channels.decodeErrors(e);
+  }
+  fmt::print("echo_server: stats: connections={} accepted={} idle-closes={} protocol-errors={}\n",
+             server.connections(), server.accepted(), tasks.closes.load(), protocolErrors);
+  std::fflush(stdout);
+}
+
 // Waits for one registry call's final answer (a failback retry is not one), at most `limit`.
 bool await(const std::function<void(wheelbeat::tasks::Completion)>& call,
            std::chrono::milliseconds limit, std::string& error) {
@@ -124,12 +145,22 @@ int run(const Args& args) {
   // loop before the timer (both must outlive what uses them).
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-server", cfg.loop);
-  net::TcpServer server(loop, timer, cfg.server, echoHandler());
+  auto taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  const auto& channelMetrics = net::processChannelMetrics();
+  net::TcpServer server(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
-  fmt::print("echo_server: listening on {}:{} (closes channels idle beyond {})\n",
-             cfg.server.listen.host, port, samples::human(hb.closeTimeout));
+  fmt::print("echo_server: listening on {} (closes channels idle beyond {})\n",
+             samples::endpointText({cfg.server.listen.host, port}),
+             samples::human(hb.closeTimeout));
   std::fflush(stdout);
+  samples::SampleMetrics metrics;
+  metrics.add([&](wheelbeat::core::MetricsWriter& out) {
+    timer.writeMetrics(out);
+    wheelbeat::tasks::writeMetrics(*taskMetrics, out);
+    net::writeMetrics(*channelMetrics, out);
+  });
+  metrics.serve(loop, args.metrics, "echo_server");
 
   std::unique_ptr<registry::Registry> reg;
   std::string url;
@@ -150,7 +181,10 @@ int run(const Args& args) {
     });
   }
 
-  while (!shutdown.wait(1s)) std::fflush(stdout);
+  for (int second = 1; !shutdown.wait(1s); ++second) {
+    if (second % 5 == 0) printStats(server, *taskMetrics, *channelMetrics);
+    std::fflush(stdout);
+  }
   fmt::print("echo_server: signal {}, stopping ({} accepted, {} open)\n", shutdown.signal(),
              server.accepted(), server.connections());
   if (reg) {
@@ -165,6 +199,7 @@ int run(const Args& args) {
     }
     std::fflush(stdout);
   }
+  metrics.close();
   server.stop();
   if (reg) reg->close();
   const int loopResult = loop.stop();
@@ -176,7 +211,7 @@ int run(const Args& args) {
 }  // namespace
 
 constexpr const char* kSynopsis =
-    "usage: echo_server [--port PORT] [--config FILE.json]\n"
+    "usage: echo_server [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
@@ -185,7 +220,9 @@ constexpr const char* kSynopsis =
 constexpr const char* kDescription =
     "Answers every two-way request with its own body; heartbeats and idle closes are the\n"
     "library's. With --registry it registers itself as a Dubbo provider and unregisters on\n"
-    "SIGTERM. SIGINT / SIGTERM stop it cleanly (exit 0); a bad option exits 2.";
+    "SIGTERM. Every 5 s: connections, accepted, idle closes, protocol errors. --metrics\n"
+    "serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it\n"
+    "cleanly (exit 0); a bad option exits 2.";
 
 constexpr const char* kExamples =
     "  echo_server --port 20880 --config samples/configs/server.json\n"
@@ -205,6 +242,11 @@ int main(int argc, char** argv) {
       .add_option("--config", args.config, "server and heartbeat sections from this file")
       ->type_name("FILE.json")
       ->default_str("none, the built-in defaults");
+  cmd.app()
+      .add_option("--metrics", args.metrics,
+                  "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (args.registry.version == samples::echo::kProgramVersionAsked) {

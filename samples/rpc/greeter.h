@@ -21,6 +21,7 @@
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 #include <wheelbeat/registry/directory.h>
@@ -142,6 +143,9 @@ public:
   [[nodiscard]] std::uint64_t halfOpens() const noexcept;
   [[nodiscard]] std::vector<ProviderView> providers() const;  // the connections, by url
   [[nodiscard]] std::int64_t pendingRetries() const;
+  // Its directory's metrics (wheelbeat_directory_*, core/metrics.h); nothing before subscribe().
+  // Any thread.
+  void writeMetrics(wheelbeat::core::MetricsWriter& out) const;
   // Cancels waiting retries (their `done` is not called), unsubscribes and closes every
   // connection. Not from the loop thread (it waits for the connections to close). Idempotent.
   void close();

@@ -233,6 +233,10 @@ std::uint64_t GreeterConsumer::notifications() const {
   return dir ? dir->stats().notifications : 0;
 }
 
+void GreeterConsumer::writeMetrics(wheelbeat::core::MetricsWriter& out) const {
+  if (const auto dir = state_->directoryRef()) dir->writeMetrics(out);
+}
+
 std::vector<ProviderView> GreeterConsumer::providers() const {
   std::vector<ProviderView> out;
   const auto dir = state_->directoryRef();

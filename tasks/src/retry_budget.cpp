@@ -106,7 +106,10 @@ bool RetryBudget::tryWithdraw(std::chrono::nanoseconds now) {
   advanceLocked(now);
   std::int64_t earned = 0;
   for (const auto units : earned_) earned = saturatingAdd(earned, units);
-  if (saturatingAdd(earned, reserve_) < kUnit) return false;
+  if (saturatingAdd(earned, reserve_) < kUnit) {
+    ++refusals_;
+    return false;
+  }
 
   // Oldest earned tokens first (they expire first), then the reserve.
   std::int64_t owed = kUnit;
@@ -118,6 +121,16 @@ bool RetryBudget::tryWithdraw(std::chrono::nanoseconds now) {
   }
   reserve_ -= owed;
   return true;
+}
+
+std::uint64_t RetryBudget::refusals() const {
+  const std::lock_guard lock(mutex_);
+  return refusals_;
+}
+
+void RetryBudget::writeMetrics(core::MetricsWriter& out, std::chrono::nanoseconds now) {
+  out.gauge("wheelbeat_retry_budget_tokens", static_cast<double>(available(now)));
+  out.counter("wheelbeat_retry_budget_refusals_total", static_cast<double>(refusals()));
 }
 
 std::int64_t RetryBudget::available(std::chrono::nanoseconds now) {

@@ -34,4 +34,16 @@ TaskMetricsSnapshot TaskMetrics::snapshot() const noexcept {
   return s;
 }
 
+void writeMetrics(const TaskMetrics& metrics, core::MetricsWriter& out) {
+  const TaskMetricsSnapshot s = metrics.snapshot();
+  auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+  out.counter("wheelbeat_tasks_heartbeats_sent_total", d(s.heartbeatsSent));
+  out.counter("wheelbeat_tasks_reconnects_total", d(s.reconnectsStarted));
+  out.counter("wheelbeat_tasks_give_ups_total", d(s.giveUps));
+  out.counter("wheelbeat_tasks_idle_closes_total", d(s.closes));
+  out.counter("wheelbeat_tasks_idle_deferred_total", d(s.idleDeferred));
+  out.counter("wheelbeat_tasks_errors_total", d(s.taskErrors));
+  out.counter("wheelbeat_tasks_runs_total", d(s.runs));
+}
+
 }  // namespace wheelbeat::tasks

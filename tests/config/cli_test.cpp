@@ -49,7 +49,22 @@ TEST_CASE("cli: a valid file prints its effective configuration and exits 0") {
   const Run r = run({"validate", sample("server.json")});
   CHECK(r.status == cli::kValid);
   CHECK(r.err.empty());
-  CHECK(r.out == wheelbeat::config::toJson(wheelbeat::config::load(sample("server.json"))));
+  CHECK(r.out == wheelbeat::config::toJson(
+                     wheelbeat::config::resolved(wheelbeat::config::load(sample("server.json")))));
+}
+
+TEST_CASE("cli: the effective configuration shows the resolved heartbeat timeouts") {
+  const Run r = run({"validate", sample("minimal.json")});
+  CHECK(r.status == cli::kValid);
+  const auto heartbeat = nlohmann::json::parse(r.out)["heartbeat"];
+  CHECK(heartbeat["interval"] == "1m");
+  CHECK(heartbeat["idle_timeout"] == "3m");   // 0 in the defaults: 3 × interval
+  CHECK(heartbeat["close_timeout"] == "3m");  // 0 in the defaults: idle_timeout
+  CHECK(heartbeat["seed"] == 0);              // 0 = a random seed per task: stays a rule
+  const Run client = run({"validate", sample("client.json")});
+  const auto hb = nlohmann::json::parse(client.out)["heartbeat"];
+  CHECK(hb["idle_timeout"] == "90s");  // written: kept
+  CHECK(hb["close_timeout"] == "90s");
 }
 
 TEST_CASE("cli: the effective configuration fills in the loop and server limits") {
@@ -85,8 +100,10 @@ TEST_CASE("cli: the effective configuration shows the service only when there is
 TEST_CASE("cli: several valid files print one document each in order") {
   const Run r = run({"validate", sample("minimal.json"), sample("client.json")});
   CHECK(r.status == cli::kValid);
-  CHECK(r.out == wheelbeat::config::toJson({}) +
-                     wheelbeat::config::toJson(wheelbeat::config::load(sample("client.json"))));
+  using wheelbeat::config::resolved;
+  CHECK(r.out ==
+        wheelbeat::config::toJson(resolved({})) +
+            wheelbeat::config::toJson(resolved(wheelbeat::config::load(sample("client.json")))));
 }
 
 TEST_CASE("cli: a bad file prints every error with its file name and exits 1") {

@@ -19,8 +19,13 @@ std::string withDeadline(const std::string& value) {
 }
 
 const std::string kDuration =
-    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
-    "\"500ms\") or a non-negative integer of milliseconds";
+    "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
+    "milliseconds";
+
+std::vector<std::string> deadlineError(const std::string& json, const std::string& expected) {
+  return {"/retry/p/deadline: " + json + " (expected: " + expected + ")"};
+}
 
 }  // namespace
 
@@ -51,17 +56,58 @@ TEST_CASE("durations: every unit and plain milliseconds are accepted") {
   }
 }
 
-TEST_CASE("durations: fractions negatives unknown units and unitless strings are rejected") {
+TEST_CASE("durations: decimal and compound strings are accepted") {
+  const std::vector<std::pair<std::string, nanoseconds>> accepted = {
+      {R"("1.5s")", 1500ms},
+      {R"("0.1s")", 100ms},  // what gRPC's JSON (protobuf Duration) writes
+      {R"("1m30s")", 90s},
+      {R"("250us")", 250us},
+      {R"("1h30m")", 90min},
+      {R"("1h2m3s4ms5us6ns")", 1h + 2min + 3s + 4ms + 5us + 6ns},
+      {R"("1.25h")", 75min},
+      {R"("0.000000001s")", 1ns},
+      {R"("1.500000000000000000000s")", 1500ms},  // trailing zeros are exact
+      {R"("2m0.5s")", 120500ms},
+      {R"("1.5ms")", 1500us},
+      {R"("0.5us")", 500ns},
+      {R"("9223372036.854775807s")", nanoseconds::max()},
+  };
+  for (const auto& [json, expected] : accepted) {
+    CAPTURE(json);
+    const auto result = wheelbeat::config::tryLoadString(withDeadline(json));
+    REQUIRE(result.ok());
+    CHECK(result.config().retry.at("p").deadline == expected);
+  }
+}
+
+TEST_CASE("durations: negative values are named as negative") {
+  for (const std::string json : {R"("-1s")", R"("-1.5s")", R"("-1m30s")", R"("-0.5ns")", "-1",
+                                 "-1.5", R"("-9999999999999999999999h")"}) {
+    CAPTURE(json);
+    CHECK(wbtest::messagesOf(withDeadline(json)) == deadlineError(json, "a non-negative duration"));
+  }
+}
+
+TEST_CASE("durations: a fraction finer than a nanosecond is refused as such") {
+  for (const std::string json :
+       {R"("0.5ns")", R"("1.0000000001s")", R"("0.0000000000000000001h")"}) {
+    CAPTURE(json);
+    CHECK(wbtest::messagesOf(withDeadline(json)) ==
+          deadlineError(json, "a whole number of nanoseconds"));
+  }
+}
+
+TEST_CASE("durations: malformed strings and other types are rejected") {
   const std::vector<std::string> rejected = {
-      R"("1.5s")",  "1.5",       "-1",        R"("-1s")", R"("+1s")",   R"("60")",   R"("")",
-      R"("s")",     R"("60 s")", R"(" 60s")", R"("60S")", R"("60sec")", R"("1d")",   R"("1h30m")",
-      R"("0x10s")", "true",      "null",      "[]",       "{}",         R"("60s ")",
+      "1.5",        R"("+1s")",   R"("60")",    R"("")",      R"("s")",      R"("60 s")",
+      R"(" 60s")",  R"("60S")",   R"("60sec")", R"("1d")",    R"("0x10s")",  "true",
+      "null",       "[]",         "{}",         R"("60s ")",  R"(".5s")",    R"("1.s")",
+      R"("1..5s")", R"("30s1m")", R"("1s1s")",  R"("1ms1s")", R"("1m 30s")", R"("-")",
+      R"("--1s")",  R"("1s-1s")", R"("1e3s")",  R"("-x")",
   };
   for (const auto& json : rejected) {
     CAPTURE(json);
-    CHECK(
-        wbtest::messagesOf(withDeadline(json)) ==
-        std::vector<std::string>{"/retry/p/deadline: " + json + " (expected: " + kDuration + ")"});
+    CHECK(wbtest::messagesOf(withDeadline(json)) == deadlineError(json, kDuration));
   }
 }
 
@@ -73,8 +119,10 @@ TEST_CASE("durations: a number in exponent form is a fraction and shown as nlohm
 TEST_CASE("durations: beyond int64 nanoseconds is an overflow error") {
   const std::string expected =
       " (expected: a duration of at most 9223372036854775807ns (about 292 years))";
-  for (const std::string json : {R"("9223372036854775808ns")", R"("2562048h")", "9223372036855",
-                                 R"("99999999999999999999999s")", "18446744073709551615"}) {
+  for (const std::string json :
+       {R"("9223372036854775808ns")", R"("2562048h")", "9223372036855",
+        R"("99999999999999999999999s")", "18446744073709551615", R"("2562047h47m16.854775808s")",
+        R"("9223372036.854775808s")", R"("2562047h60m")"}) {
     CAPTURE(json);
     CHECK(wbtest::messagesOf(withDeadline(json)) ==
           std::vector<std::string>{"/retry/p/deadline: " + json + expected});

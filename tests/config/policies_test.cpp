@@ -1,9 +1,13 @@
 // Named retry policies: definition in "retry", references by name from policy fields.
 #include "helpers.h"
 
+#include <wheelbeat/tasks/error_names.h>
+
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 
 using namespace std::chrono_literals;
 using wheelbeat::config::loadString;
@@ -51,6 +55,46 @@ TEST_CASE("named policies: a reference to a bad entry reports the entry only") {
 TEST_CASE("named policies: names are not resolved inside retry entries") {
   CHECK(wbtest::messagesOf(R"({"retry":{"a":{},"b":"a"}})") ==
         std::vector<std::string>{R"(/retry/b: "a" (expected: an object))"});
+}
+
+TEST_CASE("named policies: cfg.retry(name) hands out the named policy") {
+  const auto c = loadString(R"({"retry":{"payments":{"max_attempts":5,"deadline":"1m30s"},
+                                          "registry":{"backoff":"fixed","max_delay":"1s"}}})");
+  const wheelbeat::tasks::RetryOptions& payments = c.retry("payments");
+  CHECK(payments.maxAttempts == 5);
+  CHECK(payments.deadline == 90s);
+  CHECK(&payments == &c.retry.at("payments"));
+  CHECK(c.retry("registry").backoff == wheelbeat::tasks::Backoff::Fixed);
+}
+
+TEST_CASE("named policies: cfg.retry(name) of a missing name names it and the names that exist") {
+  const auto c = loadString(R"({"retry":{"payments":{},"registry":{}}})");
+  CHECK_THROWS_WITH_AS((void)c.retry("paymnts"),
+                       R"(retry policy "paymnts" not found (expected: the name of an entry of )"
+                       R"(/retry: "payments", "registry"))",
+                       std::out_of_range);
+  const wheelbeat::config::Config none;
+  CHECK_THROWS_WITH_AS((void)none.retry("payments"),
+                       R"(retry policy "payments" not found (expected: the name of an entry of )"
+                       R"(/retry (there is none)))",
+                       std::out_of_range);
+}
+
+TEST_CASE("named policies: retry_on and ignore take every shared error name and nothing else") {
+  std::string names;
+  for (std::string_view n : wheelbeat::tasks::errors::kAll) {
+    names += (names.empty() ? "\"" : ",\"") + std::string(n) + "\"";
+  }
+  const auto c =
+      loadString(R"({"retry":{"p":{"retry_on":[)" + names + R"(],"ignore":[)" + names + "]}}}");
+  CHECK(c.retry("p").retryOn.size() == 9);
+  CHECK(c.retry("p").ignore.size() == 9);
+  // What CallStatus::Closed was once called, and a case variant: neither is a shared name.
+  CHECK(wbtest::messagesOf(R"({"heartbeat":{"reconnect":{"ignore":["closed"]}}})") ==
+        std::vector<std::string>{
+            R"(/heartbeat/reconnect/ignore/0: "closed" (expected: an error name: one of )"
+            R"("timeout", "disconnected", "read-idle", "overloaded", "rejected", "bad-request", )"
+            R"("no-endpoint", "exception", "failback-rejected"))"});
 }
 
 }  // TEST_SUITE("config")

@@ -26,8 +26,8 @@ wheelbeat::tasks::RetryOptions oddPolicy(std::int64_t salt) {
   o.jitterRatio = 0.1;
   o.maxAttempts = 4 + salt;
   o.deadline = 1h + 1ns;
-  o.retryOn = {"timeout", "a/b"};
-  o.ignore = {"fatal"};
+  o.retryOn = {"timeout", "read-idle"};
+  o.ignore = {"bad-request"};
   return o;
 }
 
@@ -187,8 +187,8 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.retryBudget.minRetriesPerSecond = 1; },
       [](Config& c) { c.retryBudget.window = 1s; },
       [](Config& c) { c.failback.check = false; },
-      [](Config& c) { c.failback.registryRetry.ignore = {"x"}; },
-      [](Config& c) { c.failback.invocationRetry.retryOn = {"x"}; },
+      [](Config& c) { c.failback.registryRetry.ignore = {"rejected"}; },
+      [](Config& c) { c.failback.invocationRetry.retryOn = {"overloaded"}; },
       [](Config& c) { c.failback.maxPendingRetries = 1; },
       [](Config& c) { c.loop.maxPartialBytes = 0; },
       [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::Redis; },

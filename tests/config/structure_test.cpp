@@ -9,8 +9,9 @@
 namespace {
 
 const std::string kDuration =
-    "a duration: a non-negative integer with a unit h, m, s, ms, us or ns (e.g. \"60s\", "
-    "\"500ms\") or a non-negative integer of milliseconds";
+    "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
+    "milliseconds";
 const std::string kPolicyKeys =
     "a known key: backoff, initial_delay, multiplier, max_delay, jitter, jitter_ratio, "
     "max_attempts, deadline, retry_on, ignore";
@@ -126,7 +127,7 @@ TEST_CASE("several errors: all reported at once in document order") {
   const auto messages = wbtest::messagesOf(R"({
     "client":{"server":"nohost","connect_timeout":"0s","max_body":0},
     "log_level":"loud",
-    "wheel":{"tick":"1.5ms","max_pending":-3,"y":0},
+    "wheel":{"tick":"-1.5ms","max_pending":-3,"y":0},
     "retry":{"a":{"initial_delay":"2m","max_delay":"1m"},"b":{"jitter":"x"}},
     "heartbeat":{"interval":"10s","idle_timeout":"15s","reconnect":"c"}})");
   const std::vector<std::string> pointers = {"/client/server",

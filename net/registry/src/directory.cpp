@@ -460,4 +460,11 @@ std::shared_ptr<net::TcpClient> Directory::client(const std::string& url) const 
 }
 Directory::Stats Directory::stats() const { return impl_->stats(); }
 
+void Directory::writeMetrics(core::MetricsWriter& out) const {
+  const Stats s = stats();
+  out.gauge("wheelbeat_directory_providers", static_cast<double>(providers().size()));
+  out.counter("wheelbeat_directory_notifications_total", static_cast<double>(s.notifications));
+  out.counter("wheelbeat_directory_empty_protections_total", static_cast<double>(s.emptyListsHeld));
+}
+
 }  // namespace wheelbeat::registry

@@ -3,15 +3,21 @@
 #include "service_url.h"
 
 #include <wheelbeat/registry/embedded_engine.h>
-#include <wheelbeat/registry/redis_engine.h>
 #include <wheelbeat/registry/registry.h>
+// WHEELBEAT_WITH_REDIS / WHEELBEAT_WITH_ZOOKEEPER (1 or 0) come from net/registry/CMakeLists.txt.
+#if WHEELBEAT_WITH_REDIS
+#include <wheelbeat/registry/redis_engine.h>
+#endif
+#if WHEELBEAT_WITH_ZOOKEEPER
 #include <wheelbeat/registry/zookeeper_engine.h>
+#endif
 
 #include <fmt/format.h>
 
 #include <condition_variable>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace wheelbeat::registry {
@@ -121,13 +127,26 @@ std::shared_ptr<Engine> checkedEngine(std::unique_ptr<Engine> engine, const Regi
 Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine,
                    RegistrySetup setup)
     : connectTimeout_(setup.client.connectTimeout),
+      kind_(setup.registry.kind),
+      // Always counted: writeMetrics() reports retries and give-ups without the caller's object.
+      failbackMetrics_(setup.metrics ? setup.metrics : std::make_shared<tasks::FailbackMetrics>()),
       engine_(checkedEngine(std::move(engine), setup)),
-      failback_(std::make_shared<tasks::FailbackRegistry>(timer, engine_, std::move(setup.failback),
-                                                          std::move(setup.listener),
-                                                          std::move(setup.metrics))),
+      failback_(std::make_shared<tasks::FailbackRegistry>(
+          timer, engine_, std::move(setup.failback), std::move(setup.listener), failbackMetrics_)),
       link_(std::make_shared<Link>(timer, failback_)) {}
 
 Registry::~Registry() { close(); }
+
+void Registry::writeMetrics(core::MetricsWriter& out) const {
+  const std::string_view engine = registryKindName(kind_);
+  auto d = [](auto v) { return static_cast<double>(v); };
+  out.gauge("wheelbeat_registry_registered", d(failback_->registered().size()), {engine});
+  out.gauge("wheelbeat_registry_subscribed", d(failback_->subscribed().size()), {engine});
+  out.gauge("wheelbeat_registry_failback_pending", d(failback_->pendingRetryCount()), {engine});
+  const tasks::FailbackMetricsSnapshot f = failbackMetrics_->snapshot();
+  out.counter("wheelbeat_registry_failback_retried_total", d(f.retriesScheduled), {engine});
+  out.counter("wheelbeat_registry_failback_given_up_total", d(f.giveUps), {engine});
+}
 
 void Registry::start() {
   if (link_->beginStart()) engine_->start(link_);
@@ -178,12 +197,30 @@ Engine& Registry::engine() noexcept { return *engine_; }
 
 namespace {
 
+// An engine this build left out (WHEELBEAT_WITH_<option>=OFF): the setup is valid, the library
+// cannot serve it.
+[[noreturn, maybe_unused]] void notBuiltIn(std::string_view kind, std::string_view option) {
+  throw std::invalid_argument(fmt::format(
+      "RegistryOptions.kind = {}: this wheelbeat was built without the {} engine ({}=OFF)", kind,
+      kind, option));
+}
+
 std::unique_ptr<Engine> makeEngine(net::EventLoop& loop, core::HashedWheelTimer& timer,
                                    const RegistrySetup& setup) {
   switch (setup.registry.kind) {
     case RegistryKind::Embedded: return makeEmbeddedEngine(loop, timer, setup);
-    case RegistryKind::Redis: return makeRedisEngine(loop, timer, setup);
-    case RegistryKind::ZooKeeper: return makeZookeeperEngine(loop, timer, setup);
+    case RegistryKind::Redis:
+#if WHEELBEAT_WITH_REDIS
+      return makeRedisEngine(loop, timer, setup);
+#else
+      notBuiltIn("redis", "WHEELBEAT_WITH_REDIS");
+#endif
+    case RegistryKind::ZooKeeper:
+#if WHEELBEAT_WITH_ZOOKEEPER
+      return makeZookeeperEngine(loop, timer, setup);
+#else
+      notBuiltIn("zookeeper", "WHEELBEAT_WITH_ZOOKEEPER");
+#endif
   }
   throw std::invalid_argument(
       fmt::format("RegistryOptions.kind = {} (expected: embedded, redis or zookeeper)",

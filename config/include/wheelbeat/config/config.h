@@ -3,11 +3,14 @@
 // (installed to share/wheelbeat/) and the README's configuration reference.
 //
 // Contract
-//   - Durations are "60s", "500ms", "2m", "1h", "100us", "5ns" (a non-negative integer and a unit)
-//     or a non-negative integer of milliseconds; anything else is an error.
+//   - Durations are "60s", "500ms", "2m", "1h", "250us", "5ns", decimals ("1.5s", "0.1s" as gRPC's
+//     JSON writes) and compounds with the units in that order ("1m30s", "1h0.5m") — a whole
+//     number of nanoseconds — or a non-negative integer of milliseconds. A negative one is
+//     reported as such ("-1s" (expected: a non-negative duration)); anything else is an error.
 //   - Missing keys take the structs' defaults; the one required key is service.interface (when
-//     "service" is present). Unknown keys, wrong types, out-of-range values and broken
-//     cross-field rules (e.g. idle_timeout >= 2 * interval) are errors.
+//     "service" is present). Unknown keys, keys written twice in one object, wrong types,
+//     out-of-range values and broken cross-field rules (e.g. idle_timeout >= 2 * interval) are
+//     errors. "retry_on" / "ignore" take only the shared error names (tasks/error_names.h).
 //   - Every error is reported, not just the first, as
 //       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
 //     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
@@ -39,19 +42,32 @@
 
 namespace wheelbeat::config {
 
+// The named retry policies of "retry" (a std::map by name), and a lookup whose miss explains
+// itself: cfg.retry("payments").
+class RetryPolicies : public std::map<std::string, tasks::RetryOptions> {
+public:
+  using std::map<std::string, tasks::RetryOptions>::map;
+
+  // The policy named `name`. Throws std::out_of_range naming it and the names that exist:
+  //   retry policy "paymnts" not found (expected: the name of an entry of /retry: "payments",
+  //   "registry")
+  // or "... (expected: the name of an entry of /retry (there is none))". Thread: any (const).
+  [[nodiscard]] const tasks::RetryOptions& operator()(std::string_view name) const;
+};
+
 // Everything a wheelbeat process configures. A default-constructed Config equals loading "{}".
 struct Config {
   core::WheelOptions wheel{};                      // "wheel"
   core::LogLevel logLevel = core::LogLevel::Info;  // "log_level"
   // "heartbeat": also copied into server.heartbeat and client.heartbeat by the loader.
   tasks::HeartbeatOptions heartbeat{};
-  std::map<std::string, tasks::RetryOptions> retry;  // "retry": named policies
-  tasks::RetryBudgetOptions retryBudget{};           // "retry_budget"
-  tasks::FailbackOptions failback{};                 // "failback"
-  net::LoopOptions loop{};                           // "loop": for net::EventLoop's constructor
-  wheelbeat::registry::RegistryOptions registry{};   // "registry"
-  net::ServerOptions server{};                       // "server"
-  net::ClientOptions client{};                       // "client"
+  RetryPolicies retry;                              // "retry": named policies, cfg.retry("name")
+  tasks::RetryBudgetOptions retryBudget{};          // "retry_budget"
+  tasks::FailbackOptions failback{};                // "failback"
+  net::LoopOptions loop{};                          // "loop": for net::EventLoop's constructor
+  wheelbeat::registry::RegistryOptions registry{};  // "registry"
+  net::ServerOptions server{};                      // "server"
+  net::ClientOptions client{};                      // "client"
   // "service": what a provider advertises in the registry, or a consumer asks for. A document
   // without the section leaves the defaults (interface "": no service); with it, interface is
   // required.
@@ -113,6 +129,15 @@ private:
 // server.heartbeat / client.heartbeat are not written: the document has one "heartbeat".
 // "service" is written only when Config::service is not the default (its interface is required).
 [[nodiscard]] std::string toJson(const Config& config);
+
+// The configuration as the layers apply it: each value whose 0 (or raw form) stands for a derived
+// one is replaced by it — heartbeat idle_timeout (0 = 3 × interval) and close_timeout (0 =
+// idle_timeout), in heartbeat, server.heartbeat and client.heartbeat; wheel.tick raised to 1 ms
+// and ticks_per_wheel rounded up to a power of two, as HashedWheelTimer does. Zeros that mean
+// "none" or "unlimited" (deadline, max_pending, max_connections; heartbeat.seed = a random seed
+// per task) stay 0. resolved(resolved(c)) == resolved(c) and loadString(toJson(resolved(c))) ==
+// resolved(c). wheelbeat-config prints toJson(resolved(c)).
+[[nodiscard]] Config resolved(const Config& config);
 
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
 // "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff".

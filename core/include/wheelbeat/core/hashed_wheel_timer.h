@@ -32,6 +32,7 @@
 #pragma once
 
 #include <wheelbeat/core/clock.h>
+#include <wheelbeat/core/metrics.h>
 #include <wheelbeat/core/timeout.h>
 #include <wheelbeat/core/timer_metrics.h>
 #include <wheelbeat/core/timer_task.h>
@@ -132,6 +133,11 @@ public:
   // the time the call that caused it returns. Thread: any.
   [[nodiscard]] std::uint64_t pendingTimeouts() const noexcept;
   [[nodiscard]] TimerMetrics metrics() const;
+  // Writes the wheel's metrics (wheelbeat_wheel_*, see metrics.h) into `out`: the counters of
+  // metrics(), the lateness of every timeout run and the worker lag (how late each tick holding
+  // timeouts was processed after its time: the worker's wake-up latency, or with Drive::Manual
+  // how late advance() was called), both as duration histograms. Thread: any.
+  void writeMetrics(MetricsWriter& out) const;
 
   // The timer's clock (TimerHooks::clock, or the steady clock): deadlines are measured on it, and
   // so should the timestamps tasks compare against (e.g. a channel's last read). Thread: any.

@@ -68,6 +68,17 @@ struct CallResult {
 };
 using ResponseCallback = std::function<void(const CallResult&)>;
 
+// The shared error name (tasks/error_names.h) of a call's outcome, for a RetryRunner's AttemptDone
+// or a failback CallResult; "" = success. Timeout → "timeout", Closed → "disconnected"; Ok with a
+// Dubbo status byte other than kStatusOk (20): 30 / 31 (client / server timeout) → "timeout",
+// 35 (channel inactive) → "disconnected", 40 / 90 (bad request / client error) → "bad-request",
+// 100 (server thread pool exhausted) → "overloaded", any other (50 bad response, 60 service not
+// found, 70 service error, 80 server error, ...) → "rejected". Thread: any.
+[[nodiscard]] std::string_view errorName(const CallResult& result) noexcept;
+// Of a refused send or request: "" for Queued, NotConnected → "disconnected", QueueFull →
+// "overloaded", BodyTooLarge → "bad-request". Thread: any.
+[[nodiscard]] std::string_view errorName(SendResult result) noexcept;
+
 struct RequestResult {
   SendResult sent = SendResult::Queued;  // not Queued: the callback will never be called
   std::uint64_t id = 0;                  // the request id used on the wire

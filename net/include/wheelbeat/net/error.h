@@ -72,6 +72,12 @@ struct CloseReason {
   std::string text;  // e.g. "bad magic 0x4745 (expected: 0xdabb)", "read idle 310ms > ..."
 };
 
+// The shared error name (tasks/error_names.h) a retry policy matches for `error`: "" for no
+// error; "timeout" for ETIMEDOUT; "overloaded" when this process ran short (ENOMEM, ENOBUFS,
+// EMFILE, ENFILE, EAGAIN); "disconnected" for every other code (refused, reset, unreachable, EOF,
+// ...: the connection is not there). Thread: any.
+[[nodiscard]] std::string_view errorName(NetError error) noexcept;
+
 // Builds the reason a libuv error code stands for: ECONNREFUSED -> Refused, ETIMEDOUT ->
 // ConnectTimeout while connecting, ECONNRESET/EPIPE -> Reset, EOF -> Eof, others -> IoError
 // (or Refused while connecting). `context` becomes the text, e.g. "connect to 127.0.0.1:9".

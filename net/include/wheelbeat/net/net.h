@@ -6,6 +6,7 @@
 #pragma once
 
 #include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/net/codec.h>
 #include <wheelbeat/net/error.h>
 #include <wheelbeat/net/event_loop.h>

@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace wheelbeat::net {
+
+struct ChannelMetrics;  // channel_metrics.h
 
 // A TCP endpoint: an IPv4/IPv6 literal or a host name, and a port.
 struct Endpoint {
@@ -61,6 +64,9 @@ struct ServerOptions {
   std::chrono::nanoseconds shutdownGrace = std::chrono::seconds(10);
   // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).
   tasks::HeartbeatOptions heartbeat{};
+  // Where its channels count (channel_metrics.h); null = processChannelMetrics(). Not parsed
+  // from JSON (config/): set by code.
+  std::shared_ptr<ChannelMetrics> metrics{};
 };
 
 struct ClientOptions {
@@ -71,6 +77,9 @@ struct ClientOptions {
   std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
   // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnectBackoff, seed).
   tasks::HeartbeatOptions heartbeat{};
+  // Where its channel counts (channel_metrics.h); null = processChannelMetrics(). Not parsed
+  // from JSON (config/): set by code.
+  std::shared_ptr<ChannelMetrics> metrics{};
 };
 
 // Each throws std::invalid_argument naming the first bad field, its value and the expectation,

@@ -17,6 +17,7 @@
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/timeout.h>
+#include <wheelbeat/tasks/error_names.h>
 #include <wheelbeat/tasks/retry_budget.h>
 #include <wheelbeat/tasks/retry_policy.h>
 
@@ -237,7 +238,8 @@ private:
 
 // The error name given to the completion of an invocation refused because maxPendingRetries
 // failed invocations are already held.
-inline constexpr std::string_view kFailbackRejected = "failback-rejected";
+// (One of the shared error names: error_names.h.)
+inline constexpr std::string_view kFailbackRejected = errors::kFailbackRejected;
 
 // Dubbo's FailbackClusterInvoker. invoke() runs the call at once; if it fails, the invocation is
 // held and retried in the background after the policy's delays (FailbackOptions::invocationRetry,

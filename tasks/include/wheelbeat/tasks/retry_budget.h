@@ -28,6 +28,8 @@
 //   per retry, not on the wheel's hot path).
 #pragma once
 
+#include <wheelbeat/core/metrics.h>
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -63,6 +65,11 @@ public:
   [[nodiscard]] bool tryWithdraw(std::chrono::nanoseconds now);
   // Whole tokens available at `now` (earned + reserve, rounded down). Thread: any.
   [[nodiscard]] std::int64_t available(std::chrono::nanoseconds now);
+  // tryWithdraw() calls that returned false, since construction. Thread: any.
+  [[nodiscard]] std::uint64_t refusals() const;
+  // wheelbeat_retry_budget_tokens (available(now)) and wheelbeat_retry_budget_refusals_total
+  // into `out` (core/metrics.h). Thread: any.
+  void writeMetrics(core::MetricsWriter& out, std::chrono::nanoseconds now);
 
   [[nodiscard]] const RetryBudgetOptions& options() const noexcept { return options_; }
 
@@ -76,7 +83,8 @@ private:
   const std::int64_t reserveCap_;   // units
   const std::int64_t sliceLength_;  // ns
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  std::uint64_t refusals_ = 0;
   bool started_ = false;
   std::chrono::nanoseconds last_{0};
   std::int64_t currentSlice_ = 0;               // floor(last_ / sliceLength_)

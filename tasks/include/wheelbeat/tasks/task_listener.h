@@ -5,6 +5,7 @@
 // tasks of every channel (or of a group of channels) to observe them together.
 #pragma once
 
+#include <wheelbeat/core/metrics.h>
 #include <wheelbeat/tasks/retry_policy.h>
 
 #include <atomic>
@@ -81,5 +82,10 @@ struct TaskMetrics {
 
   [[nodiscard]] TaskMetricsSnapshot snapshot() const noexcept;
 };
+
+// The counters of `metrics` as wheelbeat_tasks_* (core/metrics.h) into `out`: heartbeatsSent,
+// reconnectsStarted (reconnects), giveUps, closes (idle_closes), idleDeferred, taskErrors
+// (errors), runs. Thread: any.
+void writeMetrics(const TaskMetrics& metrics, core::MetricsWriter& out);
 
 }  // namespace wheelbeat::tasks

@@ -128,6 +128,9 @@ public:
     std::uint64_t rejected = 0;       // urls refused: not accepted, or not host:port shaped
   };
   [[nodiscard]] Stats stats() const;
+  // Writes wheelbeat_directory_* (core/metrics.h): providers followed, stats().notifications and
+  // stats().emptyListsHeld. Any thread.
+  void writeMetrics(core::MetricsWriter& out) const;
 
   class Impl;
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/registry/engine.h>
 #include <wheelbeat/registry/options.h>
@@ -84,11 +85,18 @@ public:
   // The engine, for what is its own (e.g. RedisEngine::stats(), EmbeddedEngine::connection()):
   // dynamic_cast it to the engine's interface. Do not start() or close() it.
   [[nodiscard]] Engine& engine() noexcept;
+  // Writes wheelbeat_registry_* (core/metrics.h) with engine="<kind>": registered urls and
+  // subscriptions wanted, failback retries pending, retries scheduled and give-ups (counted in
+  // setup.metrics when given, else in the registry's own FailbackMetrics). Any thread, also after
+  // close().
+  void writeMetrics(core::MetricsWriter& out) const;
 
   class Link;
 
 private:
   std::chrono::nanoseconds connectTimeout_;
+  RegistryKind kind_;
+  std::shared_ptr<tasks::FailbackMetrics> failbackMetrics_;
   std::shared_ptr<Engine> engine_;
   std::shared_ptr<tasks::FailbackRegistry> failback_;
   std::shared_ptr<Link> link_;

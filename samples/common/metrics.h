@@ -1,0 +1,76 @@
+// SampleMetrics: a sample's `--metrics HOST:PORT` — one core::MetricsRegistry with the
+// collectors of what the sample owns (its wheel, tasks, channels, registry), served in the
+// Prometheus text format by a net::MetricsEndpoint on the sample's loop.
+//
+//   samples::SampleMetrics metrics;                  // declared after what it reads
+//   metrics.add([&](auto& out) { timer.writeMetrics(out); });
+//   metrics.serve(loop, args.metrics, "echo_server");   // no-op without --metrics
+//   ...
+//   metrics.close();                                 // before what the collectors read goes
+//
+// Threads: add() and serve() on main's thread before the loop serves scrapes; the collectors
+// run on the loop thread, one scrape at a time.
+#pragma once
+
+#include <wheelbeat/core/metrics.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/metrics_endpoint.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace samples {
+
+class SampleMetrics {
+public:
+  SampleMetrics() = default;
+  SampleMetrics(const SampleMetrics&) = delete;
+  SampleMetrics& operator=(const SampleMetrics&) = delete;
+  ~SampleMetrics() { close(); }
+
+  void add(wheelbeat::core::MetricsRegistry::Collector collector) {
+    registrations_.push_back(registry_.add(std::move(collector)));
+  }
+
+  // Starts the endpoint on `listen` ("host:port") when given, and prints where it serves.
+  // Throws what MetricsEndpoint::start throws (a bad address names it).
+  void serve(wheelbeat::net::EventLoop& loop, const std::optional<std::string>& listen,
+             std::string_view who) {
+    if (!listen) return;
+    endpoint_ = wheelbeat::net::MetricsEndpoint::start(
+        loop, wheelbeat::net::MetricsEndpointOptions{.listen = *listen},
+        [this] { return registry_.prometheusText(); });
+    const std::string host = listen->substr(0, listen->rfind(':'));
+    fmt::print("{}: metrics on http://{}:{}/metrics\n", who, host, endpoint_->port());
+    std::fflush(stdout);
+  }
+
+  // A collector removed when the returned registration goes (for objects that die before this).
+  [[nodiscard]] wheelbeat::core::MetricsRegistry::Registration scoped(
+      wheelbeat::core::MetricsRegistry::Collector collector) {
+    return registry_.add(std::move(collector));
+  }
+
+  [[nodiscard]] const wheelbeat::core::MetricsRegistry& registry() const { return registry_; }
+
+  // Stops serving, then removes the collectors. Idempotent.
+  void close() {
+    if (endpoint_) endpoint_->close();
+    endpoint_.reset();
+    registrations_.clear();
+  }
+
+private:
+  wheelbeat::core::MetricsRegistry registry_;
+  std::vector<wheelbeat::core::MetricsRegistry::Registration> registrations_;
+  std::unique_ptr<wheelbeat::net::MetricsEndpoint> endpoint_;
+};
+
+}  // namespace samples
