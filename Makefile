@@ -22,6 +22,9 @@ SHELL := /bin/bash
 DEB_PACKAGES := cmake g++ pkg-config libuv1-dev nlohmann-json3-dev doctest-dev libfmt-dev
 # The metrics endpoint (net/): requests parsed by http-parser (nodejs/http-parser 2.9).
 DEB_PACKAGES += libhttp-parser-dev
+# Every program's command line (samples, wheelbeat-config, benchmarks, soak): CLI11, header-only
+# (config/cli/command_line.h); the libraries do not use it.
+DEB_PACKAGES += libcli11-dev
 # The fuzz stage: clang, and libFuzzer's runtime, which clang only recommends (so
 # --no-install-recommends leaves it out): libclang-rt-dev pulls the one matching Debian's clang.
 DEB_PACKAGES += clang libclang-rt-dev

@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "command_line.h"
+
 #include <wheelbeat/config/config.h>
 
 #include <string>
@@ -8,23 +10,28 @@
 namespace wheelbeat::config::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr const char* kSynopsis =
     "usage: wheelbeat-config validate FILE...\n"
-    "       wheelbeat-config --help\n"
-    "\n"
+    "       wheelbeat-config --help | --version";
+
+constexpr const char* kDescription =
     "Checks wheelbeat configuration files (JSON; format: share/wheelbeat/wheelbeat.schema.json).\n"
     "Every error of every file goes to stderr as FILE: /pointer: value (expected: ...).\n"
     "When all files are valid, each file's effective configuration (every key, defaults filled\n"
     "in, derived values resolved: idle_timeout = 3 x interval when 0, close_timeout =\n"
     "idle_timeout when 0) goes to stdout, one JSON document per file, in argument order.\n"
     "\n"
-    "Exit status: 0 all files valid, 1 a file unreadable or invalid, 2 bad usage.\n";
+    "Exit status: 0 all files valid, 1 a file unreadable or invalid, 2 bad usage.";
 
-int validate(std::span<const std::string_view> files, std::ostream& out, std::ostream& err) {
+constexpr const char* kExamples =
+    "  wheelbeat-config validate samples/configs/server.json\n"
+    "  wheelbeat-config validate client.json server.json > effective.json\n";
+
+int validate(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
   std::vector<std::string> documents;
   bool valid = true;
-  for (std::string_view file : files) {
-    const LoadResult result = tryLoad(std::string(file));
+  for (const std::string& file : files) {
+    const LoadResult result = tryLoad(file);
     for (const ConfigError& e : result.errors()) err << file << ": " << e.toString() << '\n';
     if (result) documents.push_back(toJson(resolved(result.config())));
     valid = valid && result.ok();
@@ -37,21 +44,19 @@ int validate(std::span<const std::string_view> files, std::ostream& out, std::os
 }  // namespace
 
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    out << kUsage;
-    return kValid;
+  ::wheelbeat::cli::CommandLine cmd("wheelbeat-config", kSynopsis, kDescription, kExamples, true,
+                                    kBadUsage);
+  CLI::App* check = cmd.app().add_subcommand("validate", "check FILE..., print each effective one");
+  std::vector<std::string> files;
+  // An argument that starts with '-' is an option to CLI11: a typo, never taken for a file name.
+  check->add_option("FILE", files, "a configuration file (JSON)")->type_name("");
+  if (const auto status = cmd.parse(std::vector<std::string>(args.begin(), args.end()), out, err)) {
+    return *status;
   }
-  if (args.size() < 2 || args[0] != "validate") {
-    err << kUsage;
-    return kBadUsage;
-  }
-  const auto files = args.subspan(1);
-  for (std::string_view file : files) {
-    if (file.starts_with('-')) {  // no options yet: a typo, not a file name
-      err << "wheelbeat-config: unknown option " << file << "\n" << kUsage;
-      return kBadUsage;
-    }
-  }
+  // Checked here, not by CLI11's require_subcommand() / required(): CLI11 would report them
+  // before an unknown option.
+  if (!check->parsed()) return cmd.fail("a command is required (expected: validate)", err);
+  if (files.empty()) return cmd.fail("validate: FILE... is required", err);
   return validate(files, out, err);
 }
 

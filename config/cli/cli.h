@@ -17,7 +17,8 @@ inline constexpr int kBadUsage = 2;  // unknown command or option, no file
 // "FILE: /pointer: value (expected: ...)", or, when all files are valid, each file's effective
 // configuration (toJson(resolved(config))) on `out`, in argument order, one JSON document after
 // another.
-// `--help` / `-h`: the usage on `out`. Anything else: the usage on `err`, kBadUsage.
+// `--help` / `-h`: the usage, every option and examples on `out`; `--version`: "wheelbeat-config
+// VERSION" on `out`. Anything else: what is wrong and the usage on `err`, kBadUsage.
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
 
 }  // namespace wheelbeat::config::cli

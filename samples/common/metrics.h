@@ -4,7 +4,7 @@
 //
 //   samples::SampleMetrics metrics;                  // declared after what it reads
 //   metrics.add([&](auto& out) { timer.writeMetrics(out); });
-//   metrics.serve(loop, cli.get("--metrics"), "echo_server");   // no-op without --metrics
+//   metrics.serve(loop, args.metrics, "echo_server");   // no-op without --metrics
 //   ...
 //   metrics.close();                                 // before what the collectors read goes
 //

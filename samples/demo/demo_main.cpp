@@ -1,4 +1,5 @@
 // wheelbeat_demo [--plain] [--registry embedded|redis|zookeeper] [--node PATH] [--config FILE]
+//                [--keep-logs]
 //
 // The cluster demo (`make demo`, `make demo REGISTRY=redis`, `make demo REGISTRY=zookeeper`):
 // a registry (a wheelbeat registry node, a redis-server or a standalone ZooKeeper in a temporary
@@ -7,8 +8,10 @@
 // scripted fault scenario (see scenario.h). Ends with a summary of every expected recovery and
 // exits 1 if one was not seen (or a node did not stop cleanly), 130 on Ctrl-C. Every child is
 // reaped on every path. --plain (or stdout not a terminal): no live table, events line by line.
+// The nodes' logs go to a folder /tmp/wheelbeat-demo-XXXXXX ($TMPDIR when set), removed on every
+// exit (success, failure, SIGINT / SIGTERM) unless --keep-logs, which names it on the way out.
 #include "cluster.h"
-#include "common/cli.h"
+#include "command_line.h"
 #include "common/say.h"
 #include "common/shutdown_signal.h"
 #include "scenario.h"
@@ -18,27 +21,34 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
 namespace {
 
+// The command line, as parsed.
+struct Args {
+  bool plain = false;
+  bool keepLogs = false;
+  std::string registry = "embedded";
+  std::optional<std::string> node;
+  std::string config = WHEELBEAT_DEMO_CONFIG;
+};
+
 // The detection bounds follow from the configuration the nodes run with.
-demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
+demo::DemoOptions configure(const Args& args, const char* argv0) {
   demo::DemoOptions o;
-  o.plain = cli.has("--plain") || ::isatty(STDOUT_FILENO) == 0;
-  o.registry = cli.get("--registry").value_or("embedded");
-  if (o.registry != "embedded" && o.registry != "redis" && o.registry != "zookeeper") {
-    throw std::invalid_argument(
-        fmt::format("--registry {} (expected: embedded, redis or zookeeper)", o.registry));
-  }
-  o.configPath = cli.get("--config").value_or(WHEELBEAT_DEMO_CONFIG);
+  o.plain = args.plain || ::isatty(STDOUT_FILENO) == 0;
+  o.registry = args.registry;
+  o.configPath = args.config;
   const auto self = std::filesystem::absolute(argv0).parent_path();
-  o.nodeBinary = cli.get("--node").value_or((self / "wheelbeat_demo_node").string());
+  o.nodeBinary = args.node.value_or((self / "wheelbeat_demo_node").string());
   const wheelbeat::config::Config cfg = wheelbeat::config::load(o.configPath);
   const auto client = cfg.client.heartbeat.resolved();
   o.heartbeat = client.heartbeat;
@@ -50,6 +60,34 @@ demo::DemoOptions configure(const samples::Cli& cli, const char* argv0) {
   o.shutdownGrace = cfg.server.shutdownGrace;
   return o;
 }
+
+// A temporary folder, $TMPDIR (else /tmp) / <prefix>XXXXXX, removed with everything in it when
+// this goes out of scope, however run() ends, unless kept: then its path is printed instead.
+class TempDir {
+public:
+  TempDir(const std::string& prefix, bool keep)
+      : path_((std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string()),
+        keep_(keep) {
+    if (::mkdtemp(path_.data()) == nullptr) {
+      throw std::runtime_error(fmt::format("mkdtemp {} failed", path_));
+    }
+  }
+  ~TempDir() {
+    if (keep_) {
+      std::fprintf(stdout, "logs kept in %s (--keep-logs)\n", path_.c_str());
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+private:
+  std::string path_;
+  bool keep_;
+};
 
 int summarize(const demo::Scenario& scenario, int uncleanExits) {
   fmt::print("\n");
@@ -69,28 +107,17 @@ int summarize(const demo::Scenario& scenario, int uncleanExits) {
   return all ? 0 : 1;
 }
 
-int run(int argc, char** argv) {
-  const samples::Cli cli(argc, argv, {"--registry", "--node", "--config"}, {"--plain"});
-  demo::DemoOptions options = configure(cli, argv[0]);
+int run(const Args& args, const char* argv0) {
+  demo::DemoOptions options = configure(args, argv0);
   samples::ShutdownSignal shutdown;
-  std::string logDir = "/tmp/wheelbeat-demo-XXXXXX";
-  if (::mkdtemp(logDir.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  // ZooKeeper's config and data: removed after the cluster (declared first: destroyed last, once
-  // every child, the JVM included, is reaped), however run() ends.
-  struct TempDir {
-    std::string path;
-    ~TempDir() {
-      std::error_code ec;
-      if (!path.empty()) std::filesystem::remove_all(path, ec);
-    }
-  } zkDir;
+  // The nodes' logs, then ZooKeeper's config and data (both declared before the cluster:
+  // destroyed after it, once every child, the JVM included, is reaped).
+  const TempDir logs("wheelbeat-demo-", args.keepLogs);
+  const std::string& logDir = logs.path();
+  std::optional<TempDir> zkDir;
   if (options.registry == "zookeeper") {
-    zkDir.path = "/tmp/wheelbeat-demo-zk-XXXXXX";
-    if (::mkdtemp(zkDir.path.data()) == nullptr) {
-      zkDir.path.clear();
-      throw std::runtime_error("mkdtemp failed");
-    }
-    options.zkDir = zkDir.path;
+    zkDir.emplace("wheelbeat-demo-zk-", false);
+    options.zkDir = zkDir->path();
   }
   demo::Cluster cluster(logDir);
   demo::Scenario scenario(cluster, options, shutdown);
@@ -109,7 +136,9 @@ int run(int argc, char** argv) {
   const int unclean = cluster.stopAll();
   for (const demo::Node& n : cluster.nodes()) {
     if (n.life == demo::Life::Exited && n.exitStatus != n.cleanExit) {
-      samples::info("  {} exited with {} (see {}/{}.log)", n.name, n.exitStatus, logDir, n.name);
+      samples::info("  {} exited with {} ({})", n.name, n.exitStatus,
+                    args.keepLogs ? fmt::format("see {}/{}.log", logDir, n.name)
+                                  : std::string("run with --keep-logs to keep its log"));
     }
   }
   return summarize(scenario, unclean);
@@ -117,10 +146,48 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+constexpr const char* kSynopsis =
+    "usage: wheelbeat_demo [--plain] [--registry embedded|redis|zookeeper] [--node PATH]\n"
+    "                      [--config FILE] [--keep-logs]\n"
+    "       wheelbeat_demo --help | --version";
+
+constexpr const char* kDescription =
+    "The cluster demo: a registry, 3 providers and 2 consumers as separate processes, a live\n"
+    "table of their status and a scripted fault scenario, then a summary of every expected\n"
+    "recovery. Exit status: 0 every recovery seen, 1 one was not, 2 bad usage or a demo error,\n"
+    "130 interrupted (SIGINT / SIGTERM). The nodes' logs go to /tmp/wheelbeat-demo-XXXXXX,\n"
+    "removed on every exit unless --keep-logs.";
+
+constexpr const char* kExamples =
+    "  wheelbeat_demo\n"
+    "  wheelbeat_demo --plain --registry=redis --keep-logs\n";
+
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
+  wheelbeat::cli::CommandLine cmd("wheelbeat_demo", kSynopsis, kDescription, kExamples);
+  Args args;
+  cmd.app().add_flag("--plain", args.plain,
+                     "no live table: events line by line (also when stdout is not a terminal)");
+  cmd.app()
+      .add_option("--registry", args.registry,
+                  "the registry: a wheelbeat registry node, a local redis-server or a standalone "
+                  "ZooKeeper")
+      ->type_name("KIND")
+      ->check(wheelbeat::cli::oneOf({"embedded", "redis", "zookeeper"}))
+      ->capture_default_str();
+  cmd.app()
+      .add_option("--node", args.node, "the node program")
+      ->type_name("PATH")
+      ->default_str("wheelbeat_demo_node beside this program");
+  cmd.app()
+      .add_option("--config", args.config, "the cluster's configuration (JSON)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  cmd.app().add_flag("--keep-logs", args.keepLogs,
+                     "keep the nodes' log folder and print where it is (default: removed on exit)");
+  if (const auto status = cmd.parse(argc, argv)) return *status;
   try {
-    return run(argc, argv);
+    return run(args, argv[0]);
   } catch (const std::exception& e) {
     samples::error("wheelbeat_demo: {}", e.what());
     return 2;

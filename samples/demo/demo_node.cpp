@@ -5,7 +5,7 @@
 // One process of the cluster demo (see samples/demo/demo_main.cpp, which starts them). The
 // intervals come from the cluster's JSON file; the driver chooses the registry's port. With
 // --metrics it serves its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus).
-#include "common/cli.h"
+#include "command_line.h"
 #include "common/say.h"
 #include "node.h"
 
@@ -15,42 +15,44 @@
 
 #include <cstdio>
 #include <exception>
-#include <stdexcept>
+#include <optional>
+#include <string>
 
 namespace config = wheelbeat::config;
 namespace net = wheelbeat::net;
 
 namespace {
 
-config::Config configure(const samples::Cli& cli) {
-  config::Config cfg = config::load(cli.get("--config").value_or("cluster.json"));
-  if (const auto port = cli.number("--registry-port", 1, 65535)) {
-    cfg.registry.address.port = static_cast<std::uint16_t>(*port);
+// The command line, as parsed (the driver gives every flag).
+struct Args {
+  std::string role;
+  std::optional<std::string> name;
+  std::string config = "cluster.json";
+  std::optional<int> registryPort;
+  std::optional<std::string> registryKind;
+  std::optional<std::string> metrics;  // HOST:PORT
+};
+
+config::Config configure(const Args& args) {
+  config::Config cfg = config::load(args.config);
+  if (args.registryPort) {
+    cfg.registry.address.port = static_cast<std::uint16_t>(*args.registryPort);
   }
-  if (const auto kind = cli.get("--registry-kind")) {
+  if (args.registryKind) {
     using wheelbeat::registry::RegistryKind;
-    if (*kind == "embedded") {
-      cfg.registry.kind = RegistryKind::Embedded;
-    } else if (*kind == "redis") {
-      cfg.registry.kind = RegistryKind::Redis;
-    } else if (*kind == "zookeeper") {
-      cfg.registry.kind = RegistryKind::ZooKeeper;
-    } else {
-      throw std::invalid_argument(
-          fmt::format("--registry-kind {} (expected: embedded, redis or zookeeper)", *kind));
-    }
+    // The values oneOf() let through.
+    cfg.registry.kind = *args.registryKind == "redis"       ? RegistryKind::Redis
+                        : *args.registryKind == "zookeeper" ? RegistryKind::ZooKeeper
+                                                            : RegistryKind::Embedded;
   }
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
 
-int run(int argc, char** argv) {
-  const samples::Cli cli(
-      argc, argv,
-      {"--role", "--name", "--config", "--registry-port", "--registry-kind", "--metrics"});
+int run(const Args& args) {
   samples::ShutdownSignal shutdown;
-  const std::string role = cli.get("--role").value_or("");
-  const wheelbeat::config::Config cfg = configure(cli);
+  const std::string& role = args.role;
+  const wheelbeat::config::Config cfg = configure(args);
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop(role, cfg.loop);
   samples::SampleMetrics metrics;
@@ -58,18 +60,15 @@ int run(int argc, char** argv) {
     timer.writeMetrics(out);
     net::writeMetrics(*net::processChannelMetrics(), out);
   });
-  metrics.serve(loop, cli.get("--metrics"),
-                fmt::format("{} {}", role, cli.get("--name").value_or(role)));
-  demo::NodeContext node{cli.get("--name").value_or(role), cfg, timer, loop, shutdown, metrics};
+  metrics.serve(loop, args.metrics, fmt::format("{} {}", role, args.name.value_or(role)));
+  demo::NodeContext node{args.name.value_or(role), cfg, timer, loop, shutdown, metrics};
   int status = 2;
   if (role == "registry") {
     status = demo::runRegistry(node);
   } else if (role == "provider") {
     status = demo::runProvider(node);
-  } else if (role == "consumer") {
+  } else {  // "consumer": oneOf() let nothing else through
     status = demo::runConsumer(node);
-  } else {
-    samples::error("unknown --role '{}' (expected: registry, provider or consumer)", role);
   }
   // The role stopped its servers and clients; now the loop (0: every handle closed), the wheel.
   metrics.close();
@@ -78,12 +77,60 @@ int run(int argc, char** argv) {
   return loopResult == 0 ? status : 1;
 }
 
+constexpr const char* kSynopsis =
+    "usage: wheelbeat_demo_node --role registry|provider|consumer --name NAME --config FILE\n"
+    "                           --registry-port PORT [--registry-kind embedded|redis|zookeeper]\n"
+    "                           [--metrics HOST:PORT]\n"
+    "       wheelbeat_demo_node --help | --version";
+
+constexpr const char* kDescription =
+    "One process of the cluster demo, started by wheelbeat_demo. The intervals come from the\n"
+    "cluster's JSON file; the driver chooses the registry's port.";
+
+constexpr const char* kExamples =
+    "  wheelbeat_demo_node --role registry --name registry --config samples/demo/cluster.json "
+    "--registry-port 23456\n"
+    "  wheelbeat_demo_node --role=provider --name provider-1 --config samples/demo/cluster.json "
+    "--registry-port=23456 --registry-kind redis\n";
+
+void addOptions(CLI::App& app, Args& args) {
+  app.add_option("--role", args.role, "what this node is")
+      ->type_name("ROLE")
+      ->check(wheelbeat::cli::oneOf({"registry", "provider", "consumer"}));
+  app.add_option("--name", args.name, "its name in the demo's table and logs")
+      ->type_name("NAME")
+      ->default_str("the role");
+  app.add_option("--config", args.config, "the cluster's configuration (JSON)")
+      ->type_name("FILE")
+      ->capture_default_str();
+  app.add_option("--registry-port", args.registryPort, "the registry's port")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535).description(""))
+      ->default_str("the --config file's");
+  app.add_option("--registry-kind", args.registryKind, "the registry's kind")
+      ->type_name("KIND")
+      ->check(wheelbeat::cli::oneOf({"embedded", "redis", "zookeeper"}))
+      ->default_str("the --config file's");
+  app.add_option("--metrics", args.metrics,
+                 "serve its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
+  wheelbeat::cli::CommandLine cmd("wheelbeat_demo_node", kSynopsis, kDescription, kExamples);
+  Args args;
+  addOptions(cmd.app(), args);
+  if (const auto status = cmd.parse(argc, argv)) return *status;
+  // Checked here, not by CLI11's required(): CLI11 would report it before an unknown flag.
+  if (args.role.empty()) {
+    return cmd.fail("--role is required (expected: registry, provider or consumer)");
+  }
   try {
-    return run(argc, argv);
+    return run(args);
   } catch (const std::exception& e) {
     samples::error("wheelbeat_demo_node: {}", e.what());
     return 2;

@@ -27,7 +27,6 @@
 // Requests are numbered once, by the client: "request #7", "response #7". Every 5 s one line:
 // its state, heartbeats sent / answered, heartbeat RTT p50 / p99, reconnects, requests ok /
 // failed. With --metrics HOST:PORT it serves every wheelbeat metric at http://HOST:PORT/metrics.
-#include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/metrics.h"
 #include "../common/say.h"
@@ -51,7 +50,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -64,14 +62,21 @@ namespace {
 
 constexpr auto kRequestTimeout = 2s;
 
+// The command line, as parsed (nullopt: not given).
+struct Args {
+  std::optional<std::string> config;
+  std::optional<std::string> host;
+  std::optional<int> port;
+  std::optional<std::string> metrics;  // HOST:PORT
+  samples::echo::RegistryArgs registry;
+};
+
 // Reads --config (client and heartbeat sections), then lets --host / --port override the server.
-wheelbeat::config::Config configure(const samples::Cli& cli) {
+wheelbeat::config::Config configure(const Args& args) {
   wheelbeat::config::Config cfg;
-  if (const auto file = cli.get("--config")) cfg = wheelbeat::config::load(*file);
-  if (const auto host = cli.get("--host")) cfg.client.server.host = *host;
-  if (const auto port = cli.number("--port", 1, 65535)) {
-    cfg.client.server.port = static_cast<std::uint16_t>(*port);
-  }
+  if (args.config) cfg = wheelbeat::config::load(*args.config);
+  if (args.host) cfg.client.server.host = *args.host;
+  if (args.port) cfg.client.server.port = static_cast<std::uint16_t>(*args.port);
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
@@ -274,18 +279,15 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   return loopResult == 0 ? 0 : 1;
 }
 
-int run(int argc, char** argv) {
-  std::set<std::string> valued = {"--host", "--port", "--config", "--metrics"};
-  valued.insert(samples::echo::kRegistryFlags.begin(), samples::echo::kRegistryFlags.end());
-  const samples::Cli cli(argc, argv, valued);
-  const wheelbeat::config::Config cfg = configure(cli);
-  const auto flags = samples::echo::registryFlags(cli, "echo-client");
+int run(const Args& args) {
+  const wheelbeat::config::Config cfg = configure(args);
+  const auto flags = samples::echo::registryFlags(args.registry, "echo-client");
   samples::ShutdownSignal shutdown;  // any thread may take the signal: the handler only writes
   if (flags) {
-    if (cli.has("--host") || cli.has("--port")) {
+    if (args.host || args.port) {
       throw std::invalid_argument("--host / --port and --registry exclude each other");
     }
-    return runWithRegistry(cfg, *flags, shutdown, cli.get("--metrics"));
+    return runWithRegistry(cfg, *flags, shutdown, args.metrics);
   }
 
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
@@ -301,7 +303,7 @@ int run(int argc, char** argv) {
   client.start();
   samples::SampleMetrics metrics;
   addCollectors(metrics, timer, stats);
-  metrics.serve(loop, cli.get("--metrics"), "echo_client");
+  metrics.serve(loop, args.metrics, "echo_client");
 
   for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
     sendOne(client, n, stats);
@@ -319,28 +321,57 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
-    "  Sends one request a second and logs each response and every state change; the\n"
-    "  connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
-    "  keeps one connection per provider the registry lists. Every 5 s a stats line; --metrics\n"
-    "  serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it (exit 0);\n"
-    "  a bad option exits 2.\n";
+    "       echo_client --help | --version";
+
+constexpr const char* kDescription =
+    "Sends one request a second and logs each response and every state change; the\n"
+    "connection is kept by the library's heartbeat and reconnect tasks. With --registry it\n"
+    "keeps one connection per provider the registry lists. Every 5 s a stats line; --metrics\n"
+    "serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it (exit 0);\n"
+    "a bad option exits 2.";
+
+constexpr const char* kExamples =
+    "  echo_client --host 127.0.0.1 --port 20880 --config samples/configs/client.json\n"
+    "  echo_client --registry=zookeeper://127.0.0.1:2181 --service org.example.Echo "
+    "--version 1.0.0\n";
 
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
-  if (samples::helpRequested(argc, argv)) {
-    fmt::print("{}", kUsage);
+  // --version is also the service version (echo_registry.h): no separate --version switch.
+  wheelbeat::cli::CommandLine cmd("echo_client", kSynopsis, kDescription, kExamples, false);
+  Args args;
+  cmd.app()
+      .add_option("--host", args.host, "the server's host (not with --registry)")
+      ->type_name("HOST")
+      ->default_str("the --config file's, else 127.0.0.1");
+  cmd.app()
+      .add_option("--port", args.port, "the server's port (not with --registry)")
+      ->type_name("PORT")
+      ->check(CLI::Range(1, 65535).description(""))
+      ->default_str("the --config file's, else 20880");
+  cmd.app()
+      .add_option("--config", args.config, "client and heartbeat sections from this file")
+      ->type_name("FILE.json")
+      ->default_str("none, the built-in defaults");
+  cmd.app()
+      .add_option("--metrics", args.metrics,
+                  "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
+  samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
+  if (const auto status = cmd.parse(argc, argv)) return *status;
+  if (args.registry.version == samples::echo::kProgramVersionAsked) {
+    fmt::print("{}\n", wheelbeat::cli::versionText(cmd.name()));
     return 0;
   }
   try {
-    return run(argc, argv);
+    return run(args);
   } catch (const std::exception& e) {
-    samples::error("echo_client: {}", e.what());
-    fmt::print(stderr, "{}", kUsage);
-    return 2;
+    return cmd.fail(e.what());
   }
 }

@@ -1,16 +1,18 @@
 // The registry flags the echo tools share:
 //
-//   --registry URL        embedded://h:p, redis://h:p or zookeeper://h:p (parseRegistryUrl)
+//   --registry URL        embedded://h:p, redis://h:p or zookeeper://h:p (parseRegistryUrl); the
+//                         scheme is checked case-sensitively, a wrong one named with the allowed
 //   --service INTERFACE   the Dubbo interface, e.g. org.example.Echo (required with --registry)
 //   --application NAME    the application parameter (default: the tool's name)
-//   --version V           the service version ("" = unversioned, as Dubbo: matches only "")
+//   --version V           the service version ("" = unversioned, as Dubbo: matches only "");
+//                         --version without a value prints the program's version instead
 //   --group G             the service group ("" = none); a consumer may give "a,b" or "*"
 //
 // Every value is checked here, and a bad one throws std::invalid_argument naming its flag, the
 // value and what was expected: a typo never registers a url nobody can match.
 #pragma once
 
-#include "common/cli.h"
+#include "command_line.h"
 #include "common/say.h"
 
 #include <wheelbeat/config/config.h>
@@ -26,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace samples::echo {
 
@@ -49,8 +52,58 @@ inline wheelbeat::registry::ServiceOptions serviceOf(const RegistryFlags& f) {
   return s;
 }
 
-inline const std::set<std::string> kRegistryFlags = {"--registry", "--service", "--application",
-                                                     "--version", "--group"};
+// The registry flags as given (nullopt: not given), before registryFlags() checks them.
+struct RegistryArgs {
+  std::optional<std::string> registry;
+  std::optional<std::string> service;
+  std::optional<std::string> application;
+  std::optional<std::string> version;
+  std::optional<std::string> group;
+};
+
+// What --version without a value leaves in RegistryArgs::version (CLI11 fills a value-less
+// option with its default string): a control character, which no service version may contain.
+inline const std::string kProgramVersionAsked = "\x01version";
+
+inline constexpr const char* kRegistrySchemes[] = {"embedded", "redis", "zookeeper"};
+
+// --registry's scheme, exactly (case-sensitive), before parseRegistryUrl checks the rest.
+inline std::string checkRegistryUrl(const std::string& url) {
+  const auto sep = url.find("://");
+  const std::string scheme = url.substr(0, sep == std::string::npos ? 0 : sep);
+  for (const char* known : kRegistrySchemes) {
+    if (sep != std::string::npos && scheme == known) return {};
+  }
+  return fmt::format(
+      "\"{}\" (expected: embedded://HOST:PORT, redis://HOST:PORT or "
+      "zookeeper://HOST:PORT)",
+      url);
+}
+
+// Declares the registry flags on `app`, storing into `args`.
+inline void addRegistryOptions(CLI::App& app, RegistryArgs& args,
+                               const std::string& defaultApplication) {
+  app.add_option("--registry", args.registry,
+                 "register / follow providers through this registry; schemes: embedded, redis, "
+                 "zookeeper (default: none, no registry)")
+      ->option_text("URL")
+      ->check(CLI::Validator(checkRegistryUrl, ""));
+  app.add_option("--service", args.service,
+                 "the Dubbo interface, e.g. org.example.Echo (required with --registry)")
+      ->option_text("INTERFACE");
+  app.add_option("--application", args.application, "the application parameter")
+      ->type_name("NAME")
+      ->default_str(defaultApplication);
+  app.add_option("--version", args.version,
+                 "with V: the service version (default: \"\", unversioned); without: print the "
+                 "program's version and exit")
+      ->option_text("[V]")
+      ->expected(0, 1)
+      ->default_str(kProgramVersionAsked);
+  app.add_option("--group", args.group, "the service group; a consumer may give \"a,b\" or \"*\"")
+      ->type_name("G")
+      ->default_str("\"\", none");
+}
 
 // A value that goes into a url's path or query as it is: no whitespace, none of / ? & = # %.
 inline void checkToken(const std::string& flag, const std::string& value, bool allowEmpty,
@@ -69,31 +122,36 @@ inline void checkToken(const std::string& flag, const std::string& value, bool a
 }
 
 // nullopt without --registry; then none of the other registry flags may be given either.
-inline std::optional<RegistryFlags> registryFlags(const samples::Cli& cli,
+inline std::optional<RegistryFlags> registryFlags(const RegistryArgs& args,
                                                   const std::string& defaultApplication) {
-  if (!cli.has("--registry")) {
-    for (const auto& f : kRegistryFlags) {
-      if (cli.has(f)) throw std::invalid_argument(fmt::format("{} needs --registry", f));
+  if (!args.registry) {
+    const std::pair<const char*, const std::optional<std::string>*> others[] = {
+        {"--service", &args.service},
+        {"--application", &args.application},
+        {"--version", &args.version},
+        {"--group", &args.group}};
+    for (const auto& [flag, value] : others) {
+      if (value->has_value()) throw std::invalid_argument(fmt::format("{} needs --registry", flag));
     }
     return std::nullopt;
   }
   RegistryFlags r;
-  r.url = *cli.get("--registry");
+  r.url = *args.registry;
   try {
     r.registry = wheelbeat::registry::parseRegistryUrl(r.url);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("--registry: {}", e.what()));
   }
-  if (!cli.has("--service")) {
+  if (!args.service) {
     throw std::invalid_argument("--service INTERFACE is required with --registry");
   }
-  r.service = *cli.get("--service");
+  r.service = *args.service;
   checkToken("--service", r.service, false);
-  r.application = cli.get("--application").value_or(defaultApplication);
+  r.application = args.application.value_or(defaultApplication);
   checkToken("--application", r.application, false);
-  r.version = cli.get("--version").value_or("");
+  r.version = args.version.value_or("");
   checkToken("--version", r.version, true);
-  r.group = cli.get("--group").value_or("");
+  r.group = args.group.value_or("");
   checkToken("--group", r.group, true);
   return r;
 }

@@ -21,7 +21,6 @@
 //
 // Every 5 s it prints one line: connections open, accepted, idle closes, protocol errors. With
 // --metrics HOST:PORT it serves every wheelbeat metric at http://HOST:PORT/metrics (Prometheus).
-#include "../common/cli.h"
 #include "../common/format.h"
 #include "../common/metrics.h"
 #include "../common/say.h"
@@ -42,7 +41,7 @@
 #include <functional>
 #include <future>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 
 using namespace std::chrono_literals;
@@ -54,13 +53,19 @@ namespace {
 // The call timeout this provider advises its consumers (default.timeout): echo_client's.
 constexpr std::int64_t kAdvisedTimeoutMs = 2000;
 
+// The command line, as parsed (nullopt: not given).
+struct Args {
+  std::optional<std::string> config;
+  std::optional<int> port;
+  std::optional<std::string> metrics;  // HOST:PORT
+  samples::echo::RegistryArgs registry;
+};
+
 // Reads --config (server and heartbeat sections), then lets --port override the listen port.
-wheelbeat::config::Config configure(const samples::Cli& cli) {
+wheelbeat::config::Config configure(const Args& args) {
   wheelbeat::config::Config cfg;
-  if (const auto file = cli.get("--config")) cfg = wheelbeat::config::load(*file);
-  if (const auto port = cli.number("--port", 0, 65535)) {
-    cfg.server.listen.port = static_cast<std::uint16_t>(*port);
-  }
+  if (args.config) cfg = wheelbeat::config::load(*args.config);
+  if (args.port) cfg.server.listen.port = static_cast<std::uint16_t>(*args.port);
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
@@ -130,12 +135,9 @@ bool await(const std::function<void(wheelbeat::tasks::Completion)>& call,
   return r.ok;
 }
 
-int run(int argc, char** argv) {
-  std::set<std::string> valued = {"--port", "--config", "--metrics"};
-  valued.insert(samples::echo::kRegistryFlags.begin(), samples::echo::kRegistryFlags.end());
-  const samples::Cli cli(argc, argv, valued);
-  const wheelbeat::config::Config cfg = configure(cli);
-  const auto flags = samples::echo::registryFlags(cli, "echo-server");
+int run(const Args& args) {
+  const wheelbeat::config::Config cfg = configure(args);
+  const auto flags = samples::echo::registryFlags(args.registry, "echo-server");
   samples::ShutdownSignal
       shutdown;  // any thread may take the signal: the handler only writes a byte
 
@@ -158,7 +160,7 @@ int run(int argc, char** argv) {
     wheelbeat::tasks::writeMetrics(*taskMetrics, out);
     net::writeMetrics(*channelMetrics, out);
   });
-  metrics.serve(loop, cli.get("--metrics"), "echo_server");
+  metrics.serve(loop, args.metrics, "echo_server");
 
   std::unique_ptr<registry::Registry> reg;
   std::string url;
@@ -208,28 +210,53 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-constexpr const char* kUsage =
+constexpr const char* kSynopsis =
     "usage: echo_server [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
-    "  Answers every two-way request with its own body; heartbeats and idle closes are the\n"
-    "  library's. With --registry it registers itself as a Dubbo provider and unregisters on\n"
-    "  SIGTERM. Every 5 s: connections, accepted, idle closes, protocol errors. --metrics\n"
-    "  serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it\n"
-    "  cleanly (exit 0); a bad option exits 2.\n";
+    "       echo_server --help | --version";
+
+constexpr const char* kDescription =
+    "Answers every two-way request with its own body; heartbeats and idle closes are the\n"
+    "library's. With --registry it registers itself as a Dubbo provider and unregisters on\n"
+    "SIGTERM. Every 5 s: connections, accepted, idle closes, protocol errors. --metrics\n"
+    "serves Prometheus metrics on http://HOST:PORT/metrics. SIGINT / SIGTERM stop it\n"
+    "cleanly (exit 0); a bad option exits 2.";
+
+constexpr const char* kExamples =
+    "  echo_server --port 20880 --config samples/configs/server.json\n"
+    "  echo_server --port=0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo "
+    "--version 1.0.0\n";
 
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
-  if (samples::helpRequested(argc, argv)) {
-    fmt::print("{}", kUsage);
+  // --version is also the service version (echo_registry.h): no separate --version switch.
+  wheelbeat::cli::CommandLine cmd("echo_server", kSynopsis, kDescription, kExamples, false);
+  Args args;
+  cmd.app()
+      .add_option("--port", args.port, "the listen port, 0: any free one")
+      ->type_name("PORT")
+      ->check(CLI::Range(0, 65535).description(""))
+      ->default_str("the --config file's, else 20880");
+  cmd.app()
+      .add_option("--config", args.config, "server and heartbeat sections from this file")
+      ->type_name("FILE.json")
+      ->default_str("none, the built-in defaults");
+  cmd.app()
+      .add_option("--metrics", args.metrics,
+                  "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
+      ->type_name("HOST:PORT")
+      ->default_str("none, no endpoint");
+  samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
+  if (const auto status = cmd.parse(argc, argv)) return *status;
+  if (args.registry.version == samples::echo::kProgramVersionAsked) {
+    fmt::print("{}\n", wheelbeat::cli::versionText(cmd.name()));
     return 0;
   }
   try {
-    return run(argc, argv);
+    return run(args);
   } catch (const std::exception& e) {
-    samples::error("echo_server: {}", e.what());
-    fmt::print(stderr, "{}", kUsage);
-    return 2;
+    return cmd.fail(e.what());
   }
 }

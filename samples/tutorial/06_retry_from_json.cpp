@@ -8,6 +8,8 @@
 // service fails its first calls — "busy" (Dubbo status 100 → "overloaded"), then silent (no
 // answer within the request timeout → "timeout") — and answers the third; a last call it refuses
 // as a bad request, which the policy's ignore list stops at once.
+#include "common/format.h"
+#include "common/say.h"
 #include "common/wait.h"
 
 #include <wheelbeat/config/config.h>
@@ -64,10 +66,10 @@ tasks::RetryResult callWithRetries(tasks::RetryRunner& runner, net::Channel& cha
       [&channel, start](std::int64_t attempt, tasks::AttemptDone done) {
         const auto at = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - start);
-        fmt::print("  attempt {} at +{} ms\n", attempt, at.count());
+        samples::info("  attempt {} at +{}", attempt, samples::human(at));
         const auto sent = channel.request("ping", 300ms, [done](const net::CallResult& r) {
           const std::string_view error = net::errorName(r);
-          fmt::print("    -> {}\n", error.empty() ? "ok" : error);
+          samples::info("    -> {}", error.empty() ? "ok" : error);
           error.empty() ? done.succeed() : done.fail(error);
         });
         if (sent.sent != net::SendResult::Queued) done.fail(net::errorName(sent.sent));
@@ -76,15 +78,16 @@ tasks::RetryResult callWithRetries(tasks::RetryRunner& runner, net::Channel& cha
   auto future = outcome.get_future();
   if (future.wait_for(10s) != std::future_status::ready) return {};
   const tasks::RetryResult r = future.get();
-  fmt::print("  outcome: {} ({}), {} attempts, last error \"{}\"\n",
-             tasks::retryOutcomeName(r.outcome), tasks::giveUpName(r.reason), r.attempts,
-             r.lastError);
+  samples::info("  outcome: {} ({}), {} attempts, last error \"{}\"",
+                tasks::retryOutcomeName(r.outcome), tasks::giveUpName(r.reason), r.attempts,
+                r.lastError);
   return r;
 }
 
 }  // namespace
 
 int main() {
+  samples::lineBufferedOutput();
   std::signal(SIGPIPE, SIG_IGN);  // as every program using the net layer (see tutorial 04)
   const config::Config cfg = config::loadString(kDocument);
   const tasks::RetryOptions& policy = cfg.retry("flaky-service");  // throws if it is missing
@@ -103,9 +106,9 @@ int main() {
   // One runner per called service; its runs share the budget (retries <= 20 % of calls + 10/s).
   tasks::RetryRunner runner(timer, policy,
                             {.budget = std::make_shared<tasks::RetryBudget>(cfg.retryBudget)});
-  fmt::print("call 1: the service is busy, then silent, then answers\n");
+  samples::info("call 1: the service is busy, then silent, then answers");
   const tasks::RetryResult first = callWithRetries(runner, client.channel());
-  fmt::print("call 2: the service refuses the request as bad\n");
+  samples::info("call 2: the service refuses the request as bad");
   const tasks::RetryResult second = callWithRetries(runner, client.channel());
 
   client.close();
@@ -116,6 +119,6 @@ int main() {
       connected && clean && first.outcome == tasks::RetryOutcome::Ok && first.attempts == 3 &&
       first.lastError == "timeout" && second.outcome == tasks::RetryOutcome::GaveUp &&
       second.reason == tasks::GiveUp::NotRetryable && second.attempts == 1 && calls.load() == 4;
-  fmt::print("{}\n", ok ? "06 ok" : "06 FAILED");
+  samples::info("{}", ok ? "06 ok" : "06 FAILED");
   return ok ? 0 : 1;
 }

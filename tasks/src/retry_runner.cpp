@@ -7,8 +7,7 @@
 // run with TimerUnavailable. That is what makes the final callback exactly-once even when the
 // timer goes away under a waiting retry. That path must not touch the timer (it may be inside
 // its destructor): arm() does the cleanup when newTimeout() refused the task.
-#include "format.h"
-
+#include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/tasks/error_names.h>
 #include <wheelbeat/tasks/retry_runner.h>
@@ -313,7 +312,7 @@ RetryOptions validPolicy(RetryOptions policy, const RetryRunnerOptions& options)
   if (options.attemptTimeout < nanoseconds(0)) {
     throw std::invalid_argument(
         fmt::format("RetryRunnerOptions.attemptTimeout = {} (expected: 0 (none) or > 0)",
-                    detail::formatDuration(options.attemptTimeout)));
+                    core::formatDurationExact(options.attemptTimeout)));
   }
   return policy;
 }

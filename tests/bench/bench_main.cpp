@@ -2,12 +2,14 @@
 //   wheelbeat_bench [--scenario S1,S5] [--reps N] [--quick] [--impl wheelbeat|heap|both]
 //                   [--self-check]
 // JSON lines on stdout (see report.h); progress and errors on stderr.
+#include "command_line.h"
 #include "platform.h"
 #include "report.h"
 #include "scenarios.h"
 #include "self_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
@@ -20,27 +22,33 @@
 namespace wheelbeat::bench {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr const char* kSynopsis =
     "usage: wheelbeat_bench [--scenario S1,S2,...] [--reps N] [--quick]\n"
-    "                       [--impl wheelbeat|heap|both] [--self-check]\n";
+    "                       [--impl wheelbeat|heap|both] [--self-check]\n"
+    "       wheelbeat_bench --help | --version";
+
+constexpr const char* kDescription =
+    "Issue 2's benchmark scenarios (S1-S7) for the wheel and a heap-based baseline: one JSON\n"
+    "line per scenario and implementation on stdout, progress on stderr. Exit status: 0 done,\n"
+    "1 a run or the self-check failed, 2 bad usage.";
+
+constexpr const char* kExamples =
+    "  wheelbeat_bench --quick --self-check\n"
+    "  wheelbeat_bench --scenario=S1,S5 --reps 3 --impl wheelbeat\n";
 
 struct Options {
   RunPlan plan;
   bool selfCheck = false;
 };
 
-std::vector<const ScenarioDef*> parseScenarios(std::string_view list) {
-  std::vector<const ScenarioDef*> out;
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    const std::string_view id = list.substr(0, comma);
-    const ScenarioDef* def = findScenario(id);
-    if (def == nullptr) throw std::invalid_argument(fmt::format("--scenario: unknown '{}'", id));
-    out.push_back(def);
-    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-  }
-  return out;
-}
+// The command line as given, before the plan is made of it.
+struct Args {
+  std::string scenarios;  // "S1,S5"; empty: all
+  int reps = 0;
+  bool quick = false;
+  std::string impl = "both";
+  bool selfCheck = false;
+};
 
 std::vector<ImplKind> parseImpl(std::string_view v) {
   if (v == "wheelbeat") return {ImplKind::Wheelbeat};
@@ -49,35 +57,64 @@ std::vector<ImplKind> parseImpl(std::string_view v) {
   throw std::invalid_argument(fmt::format("--impl: '{}' (expected wheelbeat, heap or both)", v));
 }
 
-Options parseArgs(int argc, char** argv) {
-  Options o;
-  o.plan.impls = parseImpl("both");
-  int reps = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::string_view {
-      if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", arg));
-      return argv[++i];
-    };
-    if (arg == "--scenario") {
-      o.plan.scenarios = parseScenarios(value());
-    } else if (arg == "--reps") {
-      reps = std::stoi(std::string(value()));
-      if (reps < 1) throw std::invalid_argument("--reps: expected >= 1");
-    } else if (arg == "--quick") {
-      o.plan.quick = true;
-    } else if (arg == "--impl") {
-      o.plan.impls = parseImpl(value());
-    } else if (arg == "--self-check") {
-      o.selfCheck = true;
-    } else {
-      throw std::invalid_argument(fmt::format("unknown argument '{}'", arg));
+// "S1,S5" as scenarios, in order; an unknown id throws std::invalid_argument naming it.
+std::vector<const ScenarioDef*> parseScenarios(std::string_view list) {
+  std::vector<const ScenarioDef*> out;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const std::string_view id = list.substr(0, comma);
+    const ScenarioDef* def = findScenario(id);
+    if (def == nullptr) {
+      std::vector<std::string_view> ids;
+      for (const auto& s : allScenarios()) ids.push_back(s.id);
+      throw std::invalid_argument(fmt::format(
+          "'{}' (expected: {} or a comma-separated list of them)", id, fmt::join(ids, ", ")));
     }
+    out.push_back(def);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
   }
+  return out;
+}
+
+// --scenario's check (CLI11 prefixes the flag): the message of parseScenarios.
+std::string checkScenarios(std::string& list) {
+  try {
+    (void)parseScenarios(list);
+    return {};
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
+void addOptions(CLI::App& app, Args& a) {
+  std::vector<std::string_view> ids;
+  for (const auto& s : allScenarios()) ids.push_back(s.id);
+  app.add_option("--scenario", a.scenarios, "the scenarios to run, comma-separated")
+      ->type_name("S1,S2,...")
+      ->check(CLI::Validator(checkScenarios, ""))
+      ->default_str(fmt::format("all: {}", fmt::join(ids, ",")));
+  app.add_option("--reps", a.reps, "repetitions per scenario and implementation (median kept)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber.description(""))
+      ->default_str("5, 1 with --quick");
+  app.add_flag("--quick", a.quick, "tiny sizes, one repetition, no warm-up: a smoke run");
+  app.add_option("--impl", a.impl, "the implementations measured")
+      ->type_name("IMPL")
+      ->check(wheelbeat::cli::oneOf({"wheelbeat", "heap", "both"}))
+      ->capture_default_str();
+  app.add_flag("--self-check", a.selfCheck, "validate the printed lines; exit 1 on a problem");
+}
+
+Options planOf(const Args& a) {
+  Options o;
+  o.plan.impls = parseImpl(a.impl);
+  o.plan.scenarios = parseScenarios(a.scenarios);
   if (o.plan.scenarios.empty()) {
     for (const auto& s : allScenarios()) o.plan.scenarios.push_back(&s);
   }
-  o.plan.reps = reps > 0 ? reps : o.plan.quick ? 1 : 5;
+  o.plan.quick = a.quick;
+  o.selfCheck = a.selfCheck;
+  o.plan.reps = a.reps > 0 ? a.reps : o.plan.quick ? 1 : 5;
   return o;
 }
 
@@ -157,13 +194,14 @@ int main(int argc, char** argv) {
   namespace wb = wheelbeat::bench;
   try {
     if (argc > 1 && std::string_view(argv[1]) == "--s4-child") return wb::childMain(argc, argv);
-    if (argc > 1 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-      fmt::print("{}", wb::kUsage);
-      return 0;
-    }
-    return wb::runAll(wb::parseArgs(argc, argv));
+    wheelbeat::cli::CommandLine cmd("wheelbeat_bench", wb::kSynopsis, wb::kDescription,
+                                    wb::kExamples);
+    wb::Args args;
+    wb::addOptions(cmd.app(), args);
+    if (const auto status = cmd.parse(argc, argv)) return *status;
+    return wb::runAll(wb::planOf(args));
   } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "wheelbeat_bench: {}\n{}", e.what(), wb::kUsage);
+    fmt::print(stderr, "wheelbeat_bench: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "wheelbeat_bench: FAILED: {}\n", e.what());

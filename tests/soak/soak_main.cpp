@@ -23,6 +23,8 @@
 // after it
 // (RSS, fds, pending timeouts); a last line {"result":"flat"|"grew",…}; exit status 0 / 1 (2: a
 // sample could not reach the quiet state, 64: bad arguments).
+#include "command_line.h"
+
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/net.h>
 #include <wheelbeat/registry/registry.h>
@@ -63,46 +65,46 @@ struct Args {
   double tolerance = 0.05;  // allowed drift after the warm-up, as a fraction of the first sample
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  fmt::print(stderr,
-             "wheelbeat_soak: {}\nusage: wheelbeat_soak [--minutes M] [--connections N] "
-             "[--warmup-minutes W] [--sample-seconds S] [--tolerance F]\n",
-             why);
-  std::exit(64);
-}
+constexpr const char* kSynopsis =
+    "usage: wheelbeat_soak [--minutes M] [--connections N] [--warmup-minutes W]\n"
+    "                      [--sample-seconds S] [--tolerance F]\n"
+    "       wheelbeat_soak --help | --version";
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") usage("churn, faults and flat resource figures");
-    if (i + 1 >= argc) usage(fmt::format("{}: missing value", flag));
-    const std::string value = argv[++i];
-    double v = 0;
-    try {
-      std::size_t used = 0;
-      v = std::stod(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-    } catch (const std::exception&) {
-      usage(fmt::format("{} {}: expected a number", flag, value));
-    }
-    if (v <= 0) usage(fmt::format("{} {}: expected > 0", flag, value));
-    if (flag == "--minutes") {
-      a.minutes = v;
-    } else if (flag == "--connections") {
-      a.connections = static_cast<int>(v);
-    } else if (flag == "--warmup-minutes") {
-      a.warmupMinutes = v;
-    } else if (flag == "--sample-seconds") {
-      a.sampleSeconds = v;
-    } else if (flag == "--tolerance") {
-      a.tolerance = v;
-    } else {
-      usage(fmt::format("unknown option {}", flag));
-    }
-  }
-  if (a.connections > 8000) usage("--connections: at most 8000 (two descriptors each)");
-  return a;
+constexpr const char* kDescription =
+    "Churn, faults and flat resource figures: N clients, a server and an embedded registry on\n"
+    "one wheel, a random fault every 1-4 s, one JSON line per sample period, a verdict line.\n"
+    "Exit status: 0 flat, 1 grew, 2 a sample could not reach the quiet state, 64 bad usage.";
+
+constexpr const char* kExamples =
+    "  wheelbeat_soak --minutes 60 --connections 2000\n"
+    "  wheelbeat_soak --minutes=0.67 --connections 100 --warmup-minutes 0.15 --sample-seconds 10 "
+    "--tolerance 0.5\n";
+
+// Bad arguments exit 64 (EX_USAGE): 2 already means "no quiet state" here.
+constexpr int kBadUsage = 64;
+
+void addOptions(CLI::App& app, Args& a) {
+  app.add_option("--minutes", a.minutes, "how long to churn")
+      ->type_name("M")
+      ->check(CLI::PositiveNumber.description(""))
+      ->capture_default_str();
+  app.add_option("--connections", a.connections, "clients (two descriptors each: at most 8000)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 8000).description(""))
+      ->capture_default_str();
+  app.add_option("--warmup-minutes", a.warmupMinutes, "samples before this are not judged")
+      ->type_name("W")
+      ->check(CLI::PositiveNumber.description(""))
+      ->capture_default_str();
+  app.add_option("--sample-seconds", a.sampleSeconds, "one sample line per period")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber.description(""))
+      ->capture_default_str();
+  app.add_option("--tolerance", a.tolerance,
+                 "allowed drift after the warm-up, a fraction of the first judged sample")
+      ->type_name("F")
+      ->check(CLI::PositiveNumber.description(""))
+      ->capture_default_str();
 }
 
 std::size_t rssKib() {
@@ -371,7 +373,11 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+  wheelbeat::cli::CommandLine cmd("wheelbeat_soak", kSynopsis, kDescription, kExamples, true,
+                                  kBadUsage);
+  Args args;
+  addOptions(cmd.app(), args);
+  if (const auto status = cmd.parse(argc, argv)) return *status;
   Soak soak(args);
   return soak.run();
 }

@@ -3,6 +3,7 @@
 //                       [--warmup S] [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]
 //                       [--quick] [--self-check]
 // One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
+#include "command_line.h"
 #include "d1.h"
 #include "net_bench.h"
 
@@ -12,15 +13,19 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace wheelbeat::bench::netbench {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr const char* kSynopsis =
     "usage: wheelbeat_net_bench [--scenario H1|H2|D1] [--impl wheelbeat|raw|both] [--conns N]\n"
     "                           [--window S] [--warmup S] [--client-procs N] [--tick-ms MS]\n"
     "                           [--heartbeat-ms MS] [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
+    "       wheelbeat_net_bench --help | --version";
+
+constexpr const char* kDescription =
     "  H1: 5000 connections, 5 s warm-up, 30 s window, 1 client process\n"
     "  H2: as many connections as the server process can hold, 60 s window, 4 client processes\n"
     "  D1: the fixed idle rule against phi-accrual (Akka's defaults) at one heartbeat, under\n"
@@ -33,87 +38,152 @@ constexpr std::string_view kUsage =
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
     "  --impl both (default): raw, then wheelbeat; the wheelbeat line adds\n"
-    "      raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (its CPU per heartbeat / raw's)\n";
+    "      raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (its CPU per heartbeat / raw's)\n"
+    "One JSON line per implementation on stdout; progress on stderr. Exit status: 0 done, 1 a\n"
+    "run or the self-check failed, 2 bad usage, 77 D1 without root or nftables.";
 
-int positiveInt(std::string_view flag, std::string_view v, int min) {
-  std::size_t used = 0;
-  const int n = std::stoi(std::string(v), &used);
-  if (used != v.size() || n < min) {
-    throw std::invalid_argument(fmt::format("{}: '{}' (expected an integer >= {})", flag, v, min));
-  }
-  return n;
+constexpr const char* kExamples =
+    "  wheelbeat_net_bench --scenario H1 --impl wheelbeat --conns 50 --warmup 1 --window 2 "
+    "--self-check\n"
+    "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n";
+
+// The command line as given: the enumerated flags as text, the rest straight into the config.
+struct Args {
+  BenchConfig config;
+  std::string scenario = "H1";
+  std::string impl = "both";
+};
+
+// An integer >= min (the old parser's rule, kept: --conns 0 is H2's "as many as it holds").
+CLI::Validator atLeast(int min) {
+  return CLI::Validator(
+      [min](std::string& v) -> std::string {
+        std::size_t used = 0;
+        try {
+          if (std::stoi(v, &used) >= min && used == v.size()) return {};
+        } catch (const std::exception&) {  // not an int: the message below
+        }
+        return fmt::format("'{}' (expected an integer >= {})", v, min);
+      },
+      "");
 }
 
-double seconds(std::string_view flag, std::string_view v) {
-  std::size_t used = 0;
-  const double s = std::stod(std::string(v), &used);
-  if (used != v.size() || !(s > 0) || s > 3600) {
-    throw std::invalid_argument(fmt::format("{}: '{}' (expected seconds in (0, 3600])", flag, v));
-  }
-  return s;
+// Seconds in (0, 3600].
+CLI::Validator seconds() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        std::size_t used = 0;
+        try {
+          const double s = std::stod(v, &used);
+          if (used == v.size() && s > 0 && s <= 3600) return {};
+        } catch (const std::exception&) {  // not a number: the message below
+        }
+        return fmt::format("'{}' (expected seconds in (0, 3600])", v);
+      },
+      "");
 }
 
-// Returns false if `arg` is not a flag this parser knows.
-bool parseOne(BenchConfig& c, std::string_view arg, std::string_view v) {
-  if (arg == "--scenario") {
-    if (v != "H1" && v != "H2" && v != "D1")
-      throw std::invalid_argument(fmt::format("--scenario: '{}' (expected H1, H2 or D1)", v));
-    c.scenario = v == "H1" ? Scenario::H1 : (v == "H2" ? Scenario::H2 : Scenario::D1);
-  } else if (arg == "--impl") {
-    if (v != "wheelbeat" && v != "raw" && v != "both")
-      throw std::invalid_argument(fmt::format("--impl: '{}' (expected wheelbeat, raw or both)", v));
-    c.impl = v == "raw" ? Impl::Raw : (v == "both" ? Impl::Both : Impl::Wheelbeat);
-  } else if (arg == "--conns") {
-    c.conns = positiveInt(arg, v, 0);
-  } else if (arg == "--window") {
-    c.windowS = seconds(arg, v);
-  } else if (arg == "--warmup") {
-    c.warmupS = seconds(arg, v);
-  } else if (arg == "--client-procs") {
-    c.clientProcs = positiveInt(arg, v, 1);
-  } else if (arg == "--tick-ms") {
-    c.tickMs = positiveInt(arg, v, 1);
-  } else if (arg == "--heartbeat-ms") {
-    c.heartbeatMs = positiveInt(arg, v, 1);
-  } else if (arg == "--trials") {
-    c.trials = positiveInt(arg, v, 1);
-  } else if (arg == "--pauses") {
-    c.pauses = positiveInt(arg, v, 1);
-  } else if (arg == "--phi-extra") {
-    if (v != "none") (void)parsePhiExtra(v);  // validated now, used by the driver
-    c.phiExtras.emplace_back(v);
-  } else if (arg == "--seed") {
-    c.seed = std::stoull(std::string(v));
-  } else if (arg == "--groups") {
-    c.groups = std::string(v);
-  } else if (arg == "--ports") {
-    c.ports = std::string(v);
-  } else if (arg == "--role") {
-    c.role = std::string(v);
-  } else if (arg == "--port") {
-    c.port = positiveInt(arg, v, 1);
-  } else if (arg == "--proc-index") {
-    c.procIndex = positiveInt(arg, v, 0);
-  } else {
-    return false;
+// --phi-extra: "none" or what parsePhiExtra takes (its message names the flag already).
+std::string checkPhiExtra(std::string& v) {
+  if (v == "none") return {};
+  try {
+    (void)parsePhiExtra(v);
+    return {};
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    const std::string prefix = "--phi-extra: ";
+    return what.starts_with(prefix) ? what.substr(prefix.size()) : what;
   }
-  return true;
 }
 
-BenchConfig parseArgs(int argc, char** argv) {
-  BenchConfig c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      c.quick = true;
-    } else if (arg == "--self-check") {
-      c.selfCheck = true;
-    } else if (i + 1 < argc && parseOne(c, arg, argv[i + 1])) {
-      ++i;
-    } else {
-      throw std::invalid_argument(fmt::format("unknown argument or missing value: '{}'", arg));
-    }
-  }
+void addScenarioOptions(CLI::App& app, Args& a) {
+  BenchConfig& c = a.config;
+  app.add_option("--scenario", a.scenario, "what to measure (see above)")
+      ->type_name("S")
+      ->check(wheelbeat::cli::oneOf({"H1", "H2", "D1"}))
+      ->capture_default_str();
+  app.add_option("--impl", a.impl, "the implementations measured (see above)")
+      ->type_name("IMPL")
+      ->check(wheelbeat::cli::oneOf({"wheelbeat", "raw", "both"}))
+      ->capture_default_str();
+  app.add_option("--conns", c.conns, "connections (D1: per detector; H2: 0 = as many as it holds)")
+      ->type_name("N")
+      ->check(atLeast(0))
+      ->default_str("H1 5000, H2 0, D1 20; --quick 200, 1000, 8");
+  app.add_option("--window", c.windowS, "the measured window (D1: the packet-loss window)")
+      ->type_name("S")
+      ->check(seconds())
+      ->default_str("H1 30, H2 60, D1 30; --quick 3, 3, 10");
+  app.add_option("--warmup", c.warmupS, "the warm-up before the window")
+      ->type_name("S")
+      ->check(seconds())
+      ->default_str("5; --quick 1");
+  app.add_option("--client-procs", c.clientProcs, "client processes")
+      ->type_name("N")
+      ->check(atLeast(1))
+      ->default_str("H1 1, H2 4; --quick 1, 2");
+  app.add_option("--tick-ms", c.tickMs, "the wheel's tick")
+      ->type_name("MS")
+      ->check(atLeast(1))
+      ->capture_default_str();
+  app.add_option("--heartbeat-ms", c.heartbeatMs, "the heartbeat interval")
+      ->type_name("MS")
+      ->check(atLeast(1))
+      ->capture_default_str();
+  app.add_flag("--quick", c.quick, "short runs, fewer connections: a smoke run");
+  app.add_flag("--self-check", c.selfCheck, "validate the printed lines; exit 1 on a problem");
+}
+
+void addD1Options(CLI::App& app, BenchConfig& c) {
+  app.add_option("--trials", c.trials, "D1: dead-peer trials")
+      ->type_name("N")
+      ->check(atLeast(1))
+      ->default_str("10; --quick 4");
+  app.add_option("--pauses", c.pauses, "D1: SIGSTOP / SIGCONT pauses")
+      ->type_name("N")
+      ->check(atLeast(1))
+      ->default_str("20; --quick 8");
+  app.add_option("--phi-extra", c.phiExtras,
+                 "D1: one more phi detector, THRESHOLD:ACCEPTABLE_PAUSE_MS[:IDLE_TIMEOUT_MS] "
+                 "(repeatable; none: no variant)")
+      ->type_name("T:MS")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check(CLI::Validator(checkPhiExtra, ""))
+      ->default_str("8:0");
+  app.add_option("--seed", c.seed, "D1: the random seed")
+      ->type_name("N")
+      ->default_str("0, a fresh one (printed in the lines)");
+}
+
+// Set by the driver on the processes it starts (this binary again): not for people.
+void addChildOptions(CLI::App& app, BenchConfig& c) {
+  const std::string group = "Child processes (set by the driver)";
+  app.add_option("--role", c.role, "run as the driver's server or client")
+      ->type_name("ROLE")
+      ->check(wheelbeat::cli::oneOf({"server", "client"}))
+      ->default_str("none: the driver")
+      ->group(group);
+  app.add_option("--port", c.port, "the server's first port")
+      ->type_name("PORT")
+      ->check(atLeast(1))
+      ->group(group);
+  app.add_option("--proc-index", c.procIndex, "this client process's index")
+      ->type_name("N")
+      ->check(atLeast(0))
+      ->capture_default_str()
+      ->group(group);
+  app.add_option("--groups", c.groups, "D1: the detector groups")->type_name("G")->group(group);
+  app.add_option("--ports", c.ports, "D1 client: the server's port per group")
+      ->type_name("P,P,...")
+      ->group(group);
+}
+
+BenchConfig configOf(Args a) {
+  BenchConfig c = std::move(a.config);
+  c.scenario =
+      a.scenario == "H1" ? Scenario::H1 : (a.scenario == "H2" ? Scenario::H2 : Scenario::D1);
+  c.impl = a.impl == "raw" ? Impl::Raw : (a.impl == "both" ? Impl::Both : Impl::Wheelbeat);
   applyDefaults(c);
   return c;
 }
@@ -170,19 +240,21 @@ void applyDefaults(BenchConfig& c) {
 
 int main(int argc, char** argv) {
   namespace nb = wheelbeat::bench::netbench;
+  wheelbeat::cli::CommandLine cmd("wheelbeat_net_bench", nb::kSynopsis, nb::kDescription,
+                                  nb::kExamples);
+  nb::Args args;
+  nb::addScenarioOptions(cmd.app(), args);
+  nb::addD1Options(cmd.app(), args.config);
+  nb::addChildOptions(cmd.app(), args.config);
+  if (const auto status = cmd.parse(argc, argv)) return *status;
   try {
-    if (argc > 1 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-      fmt::print("{}", nb::kUsage);
-      return 0;
-    }
-    const nb::BenchConfig config = nb::parseArgs(argc, argv);
+    const nb::BenchConfig config = nb::configOf(std::move(args));
     if (!config.role.empty()) return nb::childMain(config);
     return config.scenario == nb::Scenario::D1 ? nb::d1DriverMain(config) : nb::driverMain(config);
   } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "wheelbeat_net_bench: {}\n{}", e.what(), nb::kUsage);
-    return 2;
+    return cmd.fail(e.what());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "wheelbeat_net_bench{}: FAILED: {}\n", argc > 2 ? "" : "", e.what());
+    fmt::print(stderr, "wheelbeat_net_bench: FAILED: {}\n", e.what());
     return 1;
   }
 }
