@@ -22,6 +22,8 @@ SHELL := /bin/bash
 DEB_PACKAGES := cmake g++ pkg-config libuv1-dev nlohmann-json3-dev doctest-dev libfmt-dev
 # The metrics endpoint (net/): requests parsed by http-parser (nodejs/http-parser 2.9).
 DEB_PACKAGES += libhttp-parser-dev
+# make format-check (run by .ci/run) and make format.
+DEB_PACKAGES += clang-format
 # Every program's command line (samples, wheelbeat-config, benchmarks, soak): CLI11, header-only
 # (config/cli/command_line.h); the libraries do not use it.
 DEB_PACKAGES += libcli11-dev
