@@ -15,7 +15,7 @@ namespace {
 
 using Top = In<Config>;
 
-constexpr std::array<Field<Top>, 11> kDocumentFields{{
+constexpr std::array<Field<Top>, 12> kDocumentFields{{
     {"log_level", [](Errors& e, const Json& v, const std::string& p,
                      Top& t) { return readLogLevel(e, v, p, t.out.logLevel); }},
     {"wheel",
@@ -72,6 +72,11 @@ constexpr std::array<Field<Top>, 11> kDocumentFields{{
        return readService(e, v, p, t.out.service);
      },
      &serviceKeys},
+    {"metrics",
+     [](Errors& e, const Json& v, const std::string& p, Top& t) {
+       return readMetrics(e, v, p, t.out.metrics);
+     },
+     &metricsKeys},
 }};
 
 std::atomic<std::uint64_t> gBackstopHits{0};
@@ -96,6 +101,24 @@ void validateWheel(const core::WheelOptions& o) {
     throw std::invalid_argument(fmt::format(
         "HashedWheelTimer: tickDuration * ticksPerWheel = {}ns * {} overflows", tickNs, slots));
   }
+}
+
+// MetricsEndpoint::start()'s rules (net/src/metrics_endpoint.cpp; net exports no validate() for
+// MetricsEndpointOptions), with its messages, without starting an endpoint.
+void validateMetrics(const net::MetricsEndpointOptions& o) {
+  auto fail = [](std::string_view path, const std::string& value, std::string_view expected) {
+    throw std::invalid_argument(
+        fmt::format("MetricsEndpointOptions.{} = {} (expected: {})", path, value, expected));
+  };
+  if (!net::parseEndpoint(o.listen)) {
+    fail("listen", fmt::format("\"{}\"", o.listen),
+         "\"host:port\", IPv6 as \"[::1]:9464\", port 0..65535 (0 = any free port)");
+  }
+  if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
+  if (o.requestTimeout.count() <= 0) {
+    fail("requestTimeout", fmt::format("{}ms", o.requestTimeout.count()), "> 0ms");
+  }
+  if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
 }
 
 template <typename Check>
@@ -124,6 +147,7 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   if (c.service != registry::ServiceOptions{}) {
     backstop(out, [&] { registry::validate(c.service, false); });
   }
+  if (c.metrics) backstop(out, [&] { validateMetrics(*c.metrics); });
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }

@@ -72,13 +72,21 @@ bool same(const net::ClientOptions& a, const net::ClientOptions& b) {
          same(a.heartbeat, b.heartbeat);
 }
 
+bool same(const std::optional<net::MetricsEndpointOptions>& a,
+          const std::optional<net::MetricsEndpointOptions>& b) {
+  if (!a || !b) return a.has_value() == b.has_value();
+  return std::tie(a->listen, a->maxHeaderBytes, a->requestTimeout, a->maxConnections) ==
+         std::tie(b->listen, b->maxHeaderBytes, b->requestTimeout, b->maxConnections);
+}
+
 }  // namespace
 
 bool operator==(const Config& a, const Config& b) {
   return same(a.wheel, b.wheel) && a.logLevel == b.logLevel && same(a.heartbeat, b.heartbeat) &&
          same(a.retry, b.retry) && same(a.retryBudget, b.retryBudget) &&
          same(a.failback, b.failback) && same(a.loop, b.loop) && same(a.registry, b.registry) &&
-         same(a.server, b.server) && same(a.client, b.client) && a.service == b.service;
+         same(a.server, b.server) && same(a.client, b.client) && a.service == b.service &&
+         same(a.metrics, b.metrics);
 }
 
 }  // namespace wheelbeat::config

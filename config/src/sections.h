@@ -8,6 +8,7 @@
 #include <wheelbeat/config/config.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ bool readClient(Errors& errors, const Json& value, const std::string& pointer,
 bool readService(Errors& errors, const Json& value, const std::string& pointer,
                  registry::ServiceOptions& out);
 [[nodiscard]] std::vector<KeyInfo> serviceKeys();
+
+// "metrics": present means an endpoint to serve, so listen is required there. `out` is set only
+// when the section has no error.
+bool readMetrics(Errors& errors, const Json& value, const std::string& pointer,
+                 std::optional<net::MetricsEndpointOptions>& out);
+[[nodiscard]] std::vector<KeyInfo> metricsKeys();
 
 // The whole document: the Config, or every error. Top-level keys are read in document order.
 [[nodiscard]] LoadResult readDocument(const Json& document);

@@ -106,6 +106,13 @@ Json serviceJson(const registry::ServiceOptions& o) {
               {"protocol", o.protocol}};
 }
 
+Json metricsJson(const net::MetricsEndpointOptions& o) {
+  return Json{{"listen", o.listen},
+              {"max_header_bytes", o.maxHeaderBytes},
+              {"request_timeout", durationJson(o.requestTimeout)},
+              {"max_connections", o.maxConnections}};
+}
+
 tasks::HeartbeatOptions resolvedHeartbeat(const tasks::HeartbeatOptions& o) {
   tasks::HeartbeatOptions r = o.resolved();
   r.seed = o.seed;  // 0 = a random seed for each task: a rule, not a value to fill in
@@ -143,6 +150,8 @@ std::string toJson(const Config& c) {
   for (const auto& [key, value] : net.items()) out[key] = value;
   // The defaults name no service (interface ""), which the loader would refuse.
   if (c.service != registry::ServiceOptions{}) out["service"] = serviceJson(c.service);
+  // No section, no endpoint: the loader's reading of a missing "metrics".
+  if (c.metrics) out["metrics"] = metricsJson(*c.metrics);
   return out.dump(2) + "\n";
 }
 

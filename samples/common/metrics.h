@@ -1,10 +1,11 @@
-// SampleMetrics: a sample's `--metrics HOST:PORT` — one core::MetricsRegistry with the
-// collectors of what the sample owns (its wheel, tasks, channels, registry), served in the
-// Prometheus text format by a net::MetricsEndpoint on the sample's loop.
+// SampleMetrics: a sample's `--metrics HOST:PORT` (or its --config's "metrics" section) — one
+// core::MetricsRegistry with the collectors of what the sample owns (its wheel, tasks, channels,
+// registry), served in the Prometheus text format by a net::MetricsEndpoint on the sample's loop.
 //
 //   samples::SampleMetrics metrics;                  // declared after what it reads
 //   metrics.add([&](auto& out) { timer.writeMetrics(out); });
-//   metrics.serve(loop, args.metrics, "echo_server");   // no-op without --metrics
+//   cfg.metrics = samples::SampleMetrics::withFlag(cfg.metrics, args.metrics);
+//   metrics.serve(loop, cfg.metrics, "echo_server");   // no-op without either
 //   ...
 //   metrics.close();                                 // before what the collectors read goes
 //
@@ -41,16 +42,29 @@ public:
     registrations_.push_back(registry_.add(std::move(collector)));
   }
 
-  // Starts the endpoint on `listen` ("host:port") when given, and prints where it serves.
-  // Throws what MetricsEndpoint::start throws (a bad address names it).
-  void serve(wheelbeat::net::EventLoop& loop, const std::optional<std::string>& listen,
+  // Starts the endpoint with `options` when there are any (a --config's "metrics" section, see
+  // withFlag()), and prints where it serves. Throws what MetricsEndpoint::start throws (a bad
+  // address names it).
+  void serve(wheelbeat::net::EventLoop& loop,
+             const std::optional<wheelbeat::net::MetricsEndpointOptions>& options,
              std::string_view who) {
-    if (!listen) return;
+    if (!options) return;
     endpoint_ = wheelbeat::net::MetricsEndpoint::start(
-        loop, wheelbeat::net::MetricsEndpointOptions{.listen = *listen},
-        [this] { return registry_.prometheusText(); });
-    const std::string host = listen->substr(0, listen->rfind(':'));
+        loop, *options, [this] { return registry_.prometheusText(); });
+    const std::string host = options->listen.substr(0, options->listen.rfind(':'));
     samples::info("{}: metrics on http://{}:{}/metrics", who, host, endpoint_->port());
+  }
+
+  // The endpoint a sample serves: `--metrics HOST:PORT` wins over the config's listen (the
+  // config's other keys stay); without the flag, the config's "metrics" section or none.
+  [[nodiscard]] static std::optional<wheelbeat::net::MetricsEndpointOptions> withFlag(
+      std::optional<wheelbeat::net::MetricsEndpointOptions> fromConfig,
+      const std::optional<std::string>& flag) {
+    if (!flag) return fromConfig;
+    wheelbeat::net::MetricsEndpointOptions options =
+        fromConfig.value_or(wheelbeat::net::MetricsEndpointOptions{});
+    options.listen = *flag;
+    return options;
   }
 
   // A collector removed when the returned registration goes (for objects that die before this).

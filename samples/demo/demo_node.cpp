@@ -45,6 +45,7 @@ config::Config configure(const Args& args) {
                         : *args.registryKind == "zookeeper" ? RegistryKind::ZooKeeper
                                                             : RegistryKind::Embedded;
   }
+  cfg.metrics = samples::SampleMetrics::withFlag(cfg.metrics, args.metrics);
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
@@ -60,7 +61,7 @@ int run(const Args& args) {
     timer.writeMetrics(out);
     net::writeMetrics(*net::processChannelMetrics(), out);
   });
-  metrics.serve(loop, args.metrics, fmt::format("{} {}", role, args.name.value_or(role)));
+  metrics.serve(loop, cfg.metrics, fmt::format("{} {}", role, args.name.value_or(role)));
   demo::NodeContext node{args.name.value_or(role), cfg, timer, loop, shutdown, metrics};
   int status = 2;
   if (role == "registry") {
@@ -114,7 +115,7 @@ void addOptions(CLI::App& app, Args& args) {
   app.add_option("--metrics", args.metrics,
                  "serve its wheelbeat metrics at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
-      ->default_str("none, no endpoint");
+      ->default_str("the --config file's metrics section, else none");
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ wheelbeat::config::Config configure(const Args& args) {
   if (args.config) cfg = wheelbeat::config::load(*args.config);
   if (args.host) cfg.client.server.host = *args.host;
   if (args.port) cfg.client.server.port = static_cast<std::uint16_t>(*args.port);
+  cfg.metrics = samples::SampleMetrics::withFlag(cfg.metrics, args.metrics);
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
@@ -196,7 +197,7 @@ std::string urlOf(const registry::Directory& directory, const net::TcpClient& cl
 
 // --registry: the providers from the registry, through a Directory (see the file comment).
 int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::RegistryFlags& f,
-                    samples::ShutdownSignal& shutdown, const std::optional<std::string>& listen) {
+                    samples::ShutdownSignal& shutdown) {
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-client", cfg.loop);
   auto reg = registry::makeRegistry(loop, timer, f.url,
@@ -250,7 +251,7 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
     reg->writeMetrics(out);
     directory.writeMetrics(out);
   });
-  metrics.serve(loop, listen, "echo_client");
+  metrics.serve(loop, cfg.metrics, "echo_client");
 
   for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
     if (auto client = directory.pick()) {
@@ -287,7 +288,7 @@ int run(const Args& args) {
     if (args.host || args.port) {
       throw std::invalid_argument("--host / --port and --registry exclude each other");
     }
-    return runWithRegistry(cfg, *flags, shutdown, args.metrics);
+    return runWithRegistry(cfg, *flags, shutdown);
   }
 
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
@@ -303,7 +304,7 @@ int run(const Args& args) {
   client.start();
   samples::SampleMetrics metrics;
   addCollectors(metrics, timer, stats);
-  metrics.serve(loop, args.metrics, "echo_client");
+  metrics.serve(loop, cfg.metrics, "echo_client");
 
   for (std::uint64_t n = 1; !shutdown.wait(1s); ++n) {
     sendOne(client, n, stats);
@@ -362,7 +363,7 @@ int main(int argc, char** argv) {
       .add_option("--metrics", args.metrics,
                   "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
-      ->default_str("none, no endpoint");
+      ->default_str("the --config file's metrics section, else none");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (args.registry.version == samples::echo::kProgramVersionAsked) {

@@ -66,6 +66,7 @@ wheelbeat::config::Config configure(const Args& args) {
   wheelbeat::config::Config cfg;
   if (args.config) cfg = wheelbeat::config::load(*args.config);
   if (args.port) cfg.server.listen.port = static_cast<std::uint16_t>(*args.port);
+  cfg.metrics = samples::SampleMetrics::withFlag(cfg.metrics, args.metrics);
   wheelbeat::config::applyLogging(cfg);
   return cfg;
 }
@@ -160,7 +161,7 @@ int run(const Args& args) {
     wheelbeat::tasks::writeMetrics(*taskMetrics, out);
     net::writeMetrics(*channelMetrics, out);
   });
-  metrics.serve(loop, args.metrics, "echo_server");
+  metrics.serve(loop, cfg.metrics, "echo_server");
 
   std::unique_ptr<registry::Registry> reg;
   std::string url;
@@ -247,7 +248,7 @@ int main(int argc, char** argv) {
       .add_option("--metrics", args.metrics,
                   "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
-      ->default_str("none, no endpoint");
+      ->default_str("the --config file's metrics section, else none");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (args.registry.version == samples::echo::kProgramVersionAsked) {

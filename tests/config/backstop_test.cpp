@@ -51,11 +51,39 @@ const std::vector<std::string> kEdgeDocuments = {
     R"({"service":{"interface":"","application":"","methods":[""],"timeout":0,"protocol":""}})",
     R"({"service":{"interface":"a/b","version":"1 0","group":"\t","methods":["a,b"],"protocol":"a:b"}})",
     R"({"service":{"interface":"i","timeout":"999us"}})",
+    R"({"metrics":{"listen":"[::1]:0","max_header_bytes":256,"request_timeout":"1ms","max_connections":1}})",
+    R"({"metrics":{"listen":"h:65535","max_header_bytes":18446744073709551615,"max_connections":18446744073709551615}})",
+    R"({"metrics":{"listen":"h:1","max_header_bytes":255,"request_timeout":"999us","max_connections":0}})",
+    R"({"metrics":{}})",
 };
 
 }  // namespace
 
 TEST_SUITE("config") {
+
+TEST_CASE(
+    "backstop: metrics is checked by MetricsEndpoint::start()'s rules and no metrics not at all") {
+  Config c;
+  CHECK(backstopErrors(c).empty());  // nullopt: no endpoint
+  c.metrics = wheelbeat::net::MetricsEndpointOptions{};
+  CHECK(backstopErrors(c).empty());  // the defaults start
+  c.metrics->listen = "9464";
+  CHECK(
+      backstopErrors(c) ==
+      std::vector<ConfigError>{
+          {"",
+           R"x("MetricsEndpointOptions.listen = \"9464\" (expected: \"host:port\", IPv6 as \"[::1]:9464\", port 0..65535 (0 = any free port))")x",
+           kExpected}});
+  c.metrics = wheelbeat::net::MetricsEndpointOptions{.requestTimeout = 0ms};
+  CHECK(
+      backstopErrors(c) ==
+      std::vector<ConfigError>{
+          {"", R"x("MetricsEndpointOptions.requestTimeout = 0ms (expected: > 0ms)")x", kExpected}});
+  c.metrics = wheelbeat::net::MetricsEndpointOptions{.maxConnections = 0};
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{
+            {"", R"x("MetricsEndpointOptions.maxConnections = 0 (expected: >= 1)")x", kExpected}});
+}
 
 TEST_CASE("backstop: a rule the loader missed becomes an error with pointer empty") {
   Config c;
@@ -106,7 +134,7 @@ TEST_CASE("backstop: no edge or sample document ever reaches it") {
     for (const auto& e : result.errors()) CHECK(!e.pointer.empty());
     loaded += result.ok() ? 1 : 0;
   }
-  CHECK(loaded == 18);
+  CHECK(loaded == 20);
   for (const auto& entry : std::filesystem::directory_iterator(wbtest::samplesDir())) {
     CHECK(wheelbeat::config::tryLoad(entry.path()).ok());
   }

@@ -27,6 +27,8 @@ const std::string kPolicyKeys =
 const std::string kInterface = "a non-empty name without whitespace, '/' or '?'";
 const std::string kMethod = "a non-empty method name without whitespace or ','";
 const std::string kScheme = "a non-empty url scheme without whitespace, ':', '/' or '?'";
+const std::string kMetricsListen =
+    "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 0..65535, 0 = any free port";
 const std::string kEndpoint = "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 1..65535";
 
 std::string e(const std::string& pointerAndValue, const std::string& expected) {
@@ -39,7 +41,7 @@ const std::vector<Bad> kBad = {
     {R"({"foo":1})",
      {e("/foo: 1",
         "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, "
-        "registry, server, client, service")}},
+        "registry, server, client, service, metrics")}},
     {R"({"log_level":"verbose"})",
      {e(R"(/log_level: "verbose")", R"(one of "debug", "info", "warn", "error", "off")")}},
     {R"({"log_level":"INFO"})",
@@ -266,6 +268,39 @@ const std::vector<Bad> kBad = {
       e(R"(/service/application: "")", "a non-empty name without whitespace"),
       e(R"(/service/timeout: "1us")", "a whole number of milliseconds (the url's default.timeout)"),
       e("/service/interface: null", kInterface + " (required)")}},
+    // metrics: the section means an endpoint to serve, so listen is required
+    {R"({"metrics":{}})", {e("/metrics/listen: null", kMetricsListen + " (required)")}},
+    {R"({"metrics":{"max_connections":8}})",
+     {e("/metrics/listen: null", kMetricsListen + " (required)")}},
+    {R"({"metrics":"127.0.0.1:9464"})", {e(R"(/metrics: "127.0.0.1:9464")", "an object")}},
+    {R"({"metrics":{"listen":"9464"}})", {e(R"(/metrics/listen: "9464")", kMetricsListen)}},
+    {R"({"metrics":{"listen":"::1:9464"}})", {e(R"(/metrics/listen: "::1:9464")", kMetricsListen)}},
+    {R"({"metrics":{"listen":"127.0.0.1:65536"}})",
+     {e(R"(/metrics/listen: "127.0.0.1:65536")", kMetricsListen)}},
+    {R"({"metrics":{"listen":9464}})", {e("/metrics/listen: 9464", kMetricsListen)}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","max_header_bytes":255}})",
+     {e("/metrics/max_header_bytes: 255", "an integer >= 256 (bytes)")}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","max_header_bytes":"8k"}})",
+     {e(R"(/metrics/max_header_bytes: "8k")", "an integer >= 256 (bytes)")}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":0}})",
+     {e("/metrics/request_timeout: 0", "> 0")}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":"0s"}})",
+     {e(R"(/metrics/request_timeout: "0s")", "> 0")}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":"-5s"}})",
+     {e(R"(/metrics/request_timeout: "-5s")", kNegative)}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":"1500us"}})",
+     {e(R"(/metrics/request_timeout: "1500us")", "a whole number of milliseconds")}},
+    {R"({"metrics":{"listen":"127.0.0.1:9464","max_connections":0}})",
+     {e("/metrics/max_connections: 0", "an integer >= 1")}},
+    {R"({"metrics":{"Listen":"127.0.0.1:9464"}})",
+     {e(R"(/metrics/Listen: "127.0.0.1:9464")",
+        "a known key: listen, max_header_bytes, request_timeout, max_connections"),
+      e("/metrics/listen: null", kMetricsListen + " (required)")}},
+    // every bad key of the section at once; a bad listen is not reported again as missing
+    {R"({"metrics":{"max_connections":0,"listen":"host","request_timeout":"5x"}})",
+     {e("/metrics/max_connections: 0", "an integer >= 1"),
+      e(R"(/metrics/listen: "host")", kMetricsListen),
+      e(R"(/metrics/request_timeout: "5x")", kDuration)}},
     // several errors, in document order; a section's cross-field rules after its fields
     {R"({"wheel":{"tick":"1x"},"log_level":3})",
      {e(R"(/wheel/tick: "1x")", kDuration),

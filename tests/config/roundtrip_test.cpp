@@ -62,6 +62,10 @@ Config everythingChanged() {
                .methods = {"sayHello", "sayGoodbye"},
                .timeout = 1500ms,
                .protocol = "tri"};
+  c.metrics = wheelbeat::net::MetricsEndpointOptions{.listen = "0.0.0.0:9464",
+                                                     .maxHeaderBytes = 1024,
+                                                     .requestTimeout = 2500ms,
+                                                     .maxConnections = 2};
   return c;
 }
 
@@ -216,6 +220,7 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.service.methods = {"x"}; },
       [](Config& c) { c.service.timeout = 1ms; },
       [](Config& c) { c.service.protocol = "x"; },
+      [](Config& c) { c.metrics = wheelbeat::net::MetricsEndpointOptions{}; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     CAPTURE(i);

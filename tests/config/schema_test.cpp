@@ -87,7 +87,8 @@ TEST_CASE("schema: draft 2020-12 and additionalProperties false on every fixed o
     ++objects;
   });
   // wheel heartbeat heartbeat/phi retry/* retry_budget failback loop registry server client service
-  CHECK(objects == 11);
+  // metrics
+  CHECK(objects == 12);
 }
 
 TEST_CASE("schema: every default is the loader's default") {
@@ -106,13 +107,17 @@ TEST_CASE("schema: every default is the loader's default") {
       document["service"]["interface"] = "org.example.Greeter";
       expected.service.interface = "org.example.Greeter";
     }
+    if (path.starts_with("/metrics/")) {  // the section requires its listen (no default)
+      document["metrics"]["listen"] = "127.0.0.1:9464";
+      expected.metrics = wheelbeat::net::MetricsEndpointOptions{.listen = "127.0.0.1:9464"};
+    }
     document[json::json_pointer(path)] = node["default"];
     CAPTURE(path);
     CAPTURE(document.dump());
     CHECK(wheelbeat::config::loadString(document.dump()) == expected);
     ++checked;
   });
-  CHECK(checked == 62);
+  CHECK(checked == 65);
 }
 
 TEST_CASE("schema: service requires interface and has no default of its own") {
@@ -120,6 +125,13 @@ TEST_CASE("schema: service requires interface and has no default of its own") {
   CHECK(service["required"] == json{"interface"});
   CHECK_FALSE(service.contains("default"));
   CHECK_FALSE(service["properties"]["interface"].contains("default"));
+}
+
+TEST_CASE("schema: metrics requires listen and has no default of its own") {
+  const json metrics = readJson(wbtest::schemaPath())["properties"]["metrics"];
+  CHECK(metrics["required"] == json{"listen"});
+  CHECK_FALSE(metrics.contains("default"));
+  CHECK_FALSE(metrics["properties"]["listen"].contains("default"));
 }
 
 TEST_CASE("samples: every sample config loads without error") {

@@ -30,7 +30,7 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
   const std::vector<Level> levels = {
       {R"({"x":1})", "/x",
        "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, registry, "
-       "server, client, service"},
+       "server, client, service, metrics"},
       {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
       {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
        "a known key: interval, idle_timeout, close_timeout, reconnect, seed, detector, phi"},
@@ -52,6 +52,8 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
        "a known key: server, connect_timeout, max_body, max_send_queue"},
       {R"({"service":{"interface":"i","x":1}})", "/service/x",
        "a known key: interface, application, version, group, methods, timeout, protocol"},
+      {R"({"metrics":{"listen":"127.0.0.1:9464","x":1}})", "/metrics/x",
+       "a known key: listen, max_header_bytes, request_timeout, max_connections"},
   };
   for (const Level& level : levels) {
     CAPTURE(level.json);
@@ -116,7 +118,7 @@ TEST_CASE("type errors: methods is an array of strings") {
 
 TEST_CASE("type errors: a section that is not an object") {
   for (const std::string section : {"wheel", "heartbeat", "retry_budget", "failback", "loop",
-                                    "registry", "server", "client", "service"}) {
+                                    "registry", "server", "client", "service", "metrics"}) {
     CAPTURE(section);
     CHECK(wbtest::messagesOf(R"({")" + section + R"(":"on"})") ==
           std::vector<std::string>{"/" + section + R"(: "on" (expected: an object))"});

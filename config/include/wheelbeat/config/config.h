@@ -7,10 +7,11 @@
 //     JSON writes) and compounds with the units in that order ("1m30s", "1h0.5m") — a whole
 //     number of nanoseconds — or a non-negative integer of milliseconds. A negative one is
 //     reported as such ("-1s" (expected: a non-negative duration)); anything else is an error.
-//   - Missing keys take the structs' defaults; the one required key is service.interface (when
-//     "service" is present). Unknown keys, keys written twice in one object, wrong types,
-//     out-of-range values and broken cross-field rules (e.g. idle_timeout >= 2 * interval) are
-//     errors. "retry_on" / "ignore" take only the shared error names (tasks/error_names.h).
+//   - Missing keys take the structs' defaults; the required keys are service.interface (when
+//     "service" is present) and metrics.listen (when "metrics" is present). Unknown keys, keys
+//     written twice in one object, wrong types, out-of-range values and broken cross-field rules
+//     (e.g. idle_timeout >= 2 * interval) are errors. "retry_on" / "ignore" take only the shared
+//     error names (tasks/error_names.h).
 //   - Every error is reported, not just the first, as
 //       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
 //     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
@@ -24,6 +25,7 @@
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/net/metrics_endpoint.h>
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/registry/options.h>
 #include <wheelbeat/registry/service.h>
@@ -34,6 +36,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -72,6 +75,10 @@ struct Config {
   // without the section leaves the defaults (interface "": no service); with it, interface is
   // required.
   wheelbeat::registry::ServiceOptions service{};
+  // "metrics": the Prometheus scrape endpoint (net::MetricsEndpoint::start()). nullopt without
+  // the section (no endpoint); with it, listen is required and the other keys take
+  // MetricsEndpointOptions' defaults. listen is kept in toJson()'s form ("[::1]:9464").
+  std::optional<net::MetricsEndpointOptions> metrics;
 };
 
 // Field-by-field equality (the option structs have no operator== of their own). Doubles compare
@@ -128,6 +135,7 @@ private:
 // ("[::1]:20880" for IPv6), policies inline. loadString(toJson(c)) == c for every valid c.
 // server.heartbeat / client.heartbeat are not written: the document has one "heartbeat".
 // "service" is written only when Config::service is not the default (its interface is required).
+// "metrics" is written only when Config::metrics holds options.
 [[nodiscard]] std::string toJson(const Config& config);
 
 // The configuration as the layers apply it: each value whose 0 (or raw form) stands for a derived
@@ -148,7 +156,8 @@ private:
 core::LogSink applyLogging(const Config& config, core::LogSink sink = nullptr);
 
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
-// "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff".
+// "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff",
+// ..., "/metrics", "/metrics/listen".
 [[nodiscard]] std::vector<std::string> knownKeyPaths();
 
 }  // namespace wheelbeat::config
