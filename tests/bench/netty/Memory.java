@@ -9,6 +9,7 @@
 //   heap_bytes_per_timeout  growth of the heap's used bytes, each read after a forced full GC
 //                           (System.gc(); the harness runs with -Xms = -Xmx and G1, where that is a
 //                           full, compacting collection): the live bytes a timeout keeps.
+// The child JVM takes this one's options except -XX:+AlwaysPreTouch.
 package wheelbeat.bench;
 
 import static wheelbeat.bench.Scenarios.MS;
@@ -54,7 +55,10 @@ final class Memory {
   static Map<String, Double> s4(Scenarios.Params p) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // A pre-touched heap is all resident from the start: VmRSS would not grow.
+      if (!option.equals("-XX:+AlwaysPreTouch")) cmd.add(option);
+    }
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
         NettyWheelBench.class.getName(), "--s4-child", Integer.toString(p.n()),
         Long.toString(p.seed())));
