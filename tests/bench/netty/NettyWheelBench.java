@@ -47,7 +47,7 @@ public final class NettyWheelBench {
       "  --reps N         repetitions per scenario, the median kept (default 5, 1 with --quick)",
       "  --warmup N       untimed full-size rounds first, for the JIT (default 3, 0 with --quick)",
       "  --quick          tiny sizes, one repetition, no warm-up: a smoke run",
-      "  --impl IMPL      accepted and ignored (make bench passes wheelbeat_bench's ARGS here too)");
+      "  --impl IMPL      accepted and ignored (make bench passes wheelbeat_bench's ARGS here)");
 
   record Plan(List<Scenario> scenarios, int reps, int warmup, boolean quick) {}
 
@@ -99,12 +99,16 @@ public final class NettyWheelBench {
     int n = plan.quick() ? s.quickN() : s.n();
     int warmup = s.warms() ? plan.warmup() : 0;
     List<Map<String, Double>> reps = new ArrayList<>();
-    for (int rep = -warmup; rep < plan.reps(); ++rep) {
-      boolean warm = rep < 0;
-      System.gc(); // each repetition starts with an empty young generation (see the header)
-      Map<String, Double> m = s.run().run(new Scenarios.Params(n, plan.quick(), warm, seedBase + rep + warmup + 1));
-      System.err.printf("[%s     netty] %s %s%n", s.id(),
-          warm ? "warm-up " + (rep + warmup + 1) + "/" + warmup : "rep " + (rep + 1) + "/" + plan.reps(), m);
+    for (int round = 1; round <= warmup + plan.reps(); ++round) {
+      boolean warm = round <= warmup;
+      // Each round starts with an empty young generation, big enough for the whole round (JVM
+      // options: wheelbeat_netty_bench.in), so no collection runs inside a timed loop.
+      System.gc();
+      Scenarios.Params params = new Scenarios.Params(n, plan.quick(), warm, seedBase + round);
+      Map<String, Double> m = s.run().run(params);
+      String which = warm ? "warm-up " + round + "/" + warmup
+                          : "rep " + (round - warmup) + "/" + plan.reps();
+      System.err.printf("[%s     netty] %s %s%n", s.id(), which, m);
       if (!warm) reps.add(m);
     }
     Map<String, Double> medians = new LinkedHashMap<>();
@@ -135,7 +139,9 @@ public final class NettyWheelBench {
         + "],\"definitions\":{\"same_as\":\"wheelbeat_bench's definitions (its header line), "
         + "except: delays from java.util.SplittableRandom (same distribution, not the same "
         + "sequence); warm-up: 'warmup' full-size untimed rounds before the repetitions, for the "
-        + "JIT; S4: see heap_bytes_per_timeout\",\"rss_bytes_per_timeout\":\"S4: VmRSS growth / "
+        + "JIT; a System.gc() before each round, whose allocations the young generation holds: "
+        + "gc_ms (S1-S3) is the collectors' time inside the timed loop; S4: see "
+        + "heap_bytes_per_timeout\",\"rss_bytes_per_timeout\":\"S4: VmRSS growth / "
         + "N in a fresh JVM: includes garbage not yet collected and the heap the JVM touches as "
         + "it allocates\",\"heap_bytes_per_timeout\":\"S4: growth of the heap's used bytes after "
         + "a forced full GC / N: the live bytes per pending timeout\",\"cpu_pct\":\"S6: CPU of "

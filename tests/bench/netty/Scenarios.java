@@ -48,7 +48,8 @@ final class Scenarios {
 
   // Stops the timer and checks that every scheduled timeout was still pending, when no deadline
   // can have passed yet (a very slow run skips the check).
-  static void stopExpectingAllPending(Timer t, long n, long startNs, long minDelayNs, String label) {
+  static void stopExpectingAllPending(Timer t, long n, long startNs, long minDelayNs,
+      String label) {
     long pending = t.wheel.pendingTimeouts();
     int unrun = t.wheel.stop().size();
     if (System.nanoTime() - startNs >= minDelayNs) return;

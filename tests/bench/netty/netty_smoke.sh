@@ -19,7 +19,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$netty" --quick > "$out/netty.jsonl" 2> "$out/netty.err" || { cat "$out/netty.err" >&2; fail "--quick run"; }
+if ! "$netty" --quick > "$out/netty.jsonl" 2> "$out/netty.err"; then
+  cat "$out/netty.err" >&2
+  fail "--quick run"
+fi
 jq -e . "$out/netty.jsonl" > /dev/null || fail "a line is not JSON"
 [ "$(wc -l < "$out/netty.jsonl")" -eq 8 ] || fail "$(wc -l < "$out/netty.jsonl") lines, expected 8"
 head -n 1 "$out/netty.jsonl" | jq -e '.bench == "netty" and (.netty | startswith("4.1."))
@@ -57,11 +60,13 @@ jq -e '.compare == "netty" and (.["wheelbeat_" + .metric] | type == "number")
   and (.["netty_" + .metric] | type == "number") and has("target") and has("met")
   and (if .["netty_" + .metric] == 0 then .ratio == null
        else ((.ratio - .["wheelbeat_" + .metric] / .["netty_" + .metric]) | fabs) <= 1e-3 * .ratio
-       end)' "$out/compare.jsonl" > /dev/null || fail "comparison lines: $(cat "$out/compare.jsonl")"
+       end)' "$out/compare.jsonl" > /dev/null \
+  || fail "comparison lines: $(cat "$out/compare.jsonl")"
 
 # The command line.
 "$netty" --scenario=S2 --quick > "$out/s2.jsonl" 2> /dev/null || fail "--scenario=S2 --quick"
-[ "$(jq -r '.scenario // "header"' "$out/s2.jsonl" | tr '\n' ' ')" = "header S2 " ] || fail "S2 alone"
+[ "$(jq -r '.scenario // "header"' "$out/s2.jsonl" | tr '\n' ' ')" = "header S2 " ] \
+  || fail "S2 alone"
 "$netty" --help | grep -q '^usage: wheelbeat_netty_bench' || fail "--help"
 for bad in "--scenario S9" "--reps 0" "--warmup x" "--bogus"; do
   set +e
