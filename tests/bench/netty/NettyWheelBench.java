@@ -102,7 +102,9 @@ public final class NettyWheelBench {
     for (int round = 1; round <= warmup + plan.reps(); ++round) {
       boolean warm = round <= warmup;
       // Each round starts with an empty young generation, big enough for the whole round (JVM
-      // options: wheelbeat_netty_bench.in), so no collection runs inside a timed loop.
+      // options: wheelbeat_netty_bench.in), so no collection runs inside a timed loop. (The last
+      // round's timer has a finalizer: it and what stop() returned move to the old generation
+      // and go one collection later.)
       System.gc();
       Scenarios.Params params = new Scenarios.Params(n, plan.quick(), warm, seedBase + round);
       Map<String, Double> m = s.run().run(params);
