@@ -41,6 +41,8 @@ DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
 DEB_PACKAGES += iproute2 nftables
 # make bench's report: jq reads its JSON lines, gnuplot draws the charts (tests/bench/report.sh).
 DEB_PACKAGES += jq gnuplot-nox
+# make bench: Netty baseline (tests/bench/netty/: Netty 4.1.48's HashedWheelTimer, built with javac).
+DEB_PACKAGES += libnetty-java default-jdk-headless
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
 # test reports itself skipped.
 DEB_PACKAGES += prometheus
@@ -133,19 +135,30 @@ demo: deps
 	cmake --build $(rel_DIR) -j $(JOBS) --target wheelbeat_demo wheelbeat_demo_node
 	./build/bin/wheelbeat_demo --registry $(REGISTRY)
 
-# The wheel benchmark (ARGS), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given to
-# all three, e.g. NET_ARGS=--quick), then D1, the failure detectors under faults (D1_ARGS; needs
-# root and nftables, else it says why and is skipped: exit code 77): ~8 min in all.
+# The wheel benchmark (ARGS), the same scenarios on Netty's HashedWheelTimer (NETTY_ARGS, by
+# default ARGS without --self-check) and one wheelbeat/Netty ratio line per scenario
+# (tests/bench/netty_compare.sh), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given
+# to all three, e.g. NET_ARGS=--quick), then D1, the failure detectors under faults (D1_ARGS; needs
+# root and nftables, else it says why and is skipped: exit code 77): ~10 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
 # build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
 BENCH_DIR := build/bench
+NETTY_ARGS ?= $(filter-out --self-check,$(ARGS))
 bench:
 	@$(MAKE) --no-print-directory build >&2
 	@mkdir -p $(BENCH_DIR) && : > $(BENCH_DIR)/results.jsonl
 	@set -o pipefail; \
 	echo "bench: the wheel, S1-S7 (~2.5 min)" >&2; \
 	./build/bin/wheelbeat_bench $(ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
+	if [ -x ./build/bin/wheelbeat_netty_bench ]; then \
+	  echo "bench: Netty 4.1.48's HashedWheelTimer, S1-S7 (~3 min)" >&2; \
+	  ./build/bin/wheelbeat_netty_bench $(NETTY_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
+	  ratios=$$(tests/bench/netty_compare.sh $(BENCH_DIR)/results.jsonl); \
+	  [ -z "$$ratios" ] || printf '%s\n' "$$ratios" | tee -a $(BENCH_DIR)/results.jsonl; \
+	else \
+	  echo "bench: no Netty baseline (build/bin/wheelbeat_netty_bench not built: javac or libnetty-java missing)" >&2; \
+	fi; \
 	for s in H1 H2; do \
 	  echo "bench: heartbeats at scale, $$s (~1 min)" >&2; \
 	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Turns the JSON lines of one `make bench` run into a Markdown report with SVG charts:
 #   tests/bench/report.sh RESULTS.jsonl OUT_DIR
-# writes OUT_DIR/report.md, OUT_DIR/s5_lateness.svg (S5: lateness percentiles, wheelbeat and the
-# heap baseline, log scale) and OUT_DIR/heartbeat_cpu.svg (H1 / H2: CPU per heartbeat, wheelbeat
+# writes OUT_DIR/report.md, OUT_DIR/s5_lateness.svg (S5: lateness percentiles, wheelbeat, the
+# heap baseline and Netty when measured, log scale) and OUT_DIR/heartbeat_cpu.svg (H1 / H2: CPU per heartbeat, wheelbeat
 # against the raw-epoll floor measured in the same run). A chart whose scenario is missing from
-# the results is left out (and the report says so). Needs jq and gnuplot (Debian: jq,
+# the results is left out (and the report says so). The wheelbeat/Netty ratio lines
+# (tests/bench/netty_compare.sh) become a table of their own. Needs jq and gnuplot (Debian: jq,
 # gnuplot-nox). Exit 2 on a usage error, 1 if a tool is missing or fails.
 set -euo pipefail
 
@@ -28,6 +29,11 @@ rows() {  # rows SCENARIO FIELD...
 }
 
 s5=$(rows S5 min_ms p50_ms p99_ms p999_ms max_ms)
+# wheelbeat against Netty, same run: scenario, metric, both figures, ratio, target, met.
+netty=$(jq -r 'select(.compare == "netty")
+  | [.scenario, .metric, .["wheelbeat_" + .metric], .["netty_" + .metric], (.ratio // "-"),
+     (.target // "-"), (if .met == null then "-" elif .met then "yes" else "no" end)] | @tsv' \
+  "$results")
 hb=$( (rows H1 cpu_us_per_heartbeat | sed 's/^/H1\t/'; rows H2 cpu_us_per_heartbeat | sed 's/^/H2\t/') )
 
 charts=()
@@ -96,6 +102,19 @@ fi
     echo
   else
     echo "S5 is not in these results: no lateness chart."
+    echo
+  fi
+  if [ -n "$netty" ]; then
+    echo "## Against Netty 4.1.48's HashedWheelTimer, same run"
+    echo
+    echo "ratio = wheelbeat / Netty (lower is better for every metric); met: ratio <= target."
+    echo
+    echo "| scenario | metric | wheelbeat | Netty | ratio | target | met |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "$netty" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
+    echo
+  else
+    echo "Netty's HashedWheelTimer is not in these results: no comparison."
     echo
   fi
   if [ -n "$hb" ]; then

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # ctest bench_report: tests/bench/report.sh on a recorded run (data/sample_results.jsonl: S5, H1
 # and H2 lines of a real `make bench`) writes both charts and a report whose tables hold exactly
-# the recorded values; a run without S5 says so; a wrong call exits 2.
+# the recorded values; a run without S5 says so; a wrong call exits 2. On a recorded run with Netty
+# (data/sample_netty_results.jsonl: wheelbeat_bench, wheelbeat_netty_bench and the ratio lines of
+# one run), netty_compare.sh reproduces the recorded ratio lines exactly, reads S7's
+# worker_cpu_ns_per_timeout from wheelbeat's line when it is there, and the report holds the
+# wheelbeat/Netty table; a run without Netty says so.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
@@ -23,6 +27,25 @@ grep -v '"S5"' "$here/data/sample_results.jsonl" > "$out/no_s5.jsonl"
 "$here/report.sh" "$out/no_s5.jsonl" "$out/partial" 2>/dev/null
 grep -qF 'S5 is not in these results: no lateness chart.' "$out/partial/report.md" || fail "no S5"
 [ ! -e "$out/partial/s5_lateness.svg" ] || fail "an S5 chart without S5"
+
+grep -qF "Netty's HashedWheelTimer is not in these results: no comparison." "$md" || fail "no Netty"
+
+netty="$here/data/sample_netty_results.jsonl"
+grep -v '"compare":"netty"' "$netty" > "$out/measured.jsonl"
+"$here/netty_compare.sh" "$out/measured.jsonl" > "$out/ratios.jsonl"
+grep -F '"compare":"netty"' "$netty" | cmp -s - "$out/ratios.jsonl" || fail "recorded ratios differ"
+# A wheelbeat S7 line with worker_cpu_ns_per_timeout: that figure, not 1e9 / fired_per_s.
+jq -c 'if .scenario == "S7" and .impl == "wheelbeat" then . + {worker_cpu_ns_per_timeout: 82.4}
+       else . end' "$out/measured.jsonl" > "$out/with_worker.jsonl"
+"$here/netty_compare.sh" "$out/with_worker.jsonl" | grep '"S7"' \
+  | jq -e '.wheelbeat_worker_cpu_ns_per_timeout == 82.4 and .netty_worker_cpu_ns_per_timeout == 164.8
+           and .ratio == 0.5 and .met == true and .target == 0.6' > /dev/null || fail "S7 worker field"
+"$here/report.sh" "$netty" "$out/netty" 2>/dev/null
+grep -qxF '| S1 | ns_per_op | 134.9 | 61.77 | 2.184 | 0.6 | no |' "$out/netty/report.md" || fail "S1 vs Netty"
+grep -qxF '| S6 | cpu_pct | 0.00028 | 31.3 | 8.946e-06 | - | - |' "$out/netty/report.md" || fail "S6 vs Netty"
+grep -qxF '| S7 | worker_cpu_ns_per_timeout | 98.79 | 164.8 | 0.5994 | 0.6 | yes |' \
+  "$out/netty/report.md" || fail "S7 vs Netty"
+grep -q '^| netty | 0.01232 | 1.142 | 6.931 | 9.293 | 9.918 |$' "$out/netty/report.md" || fail "S5 netty row"
 
 set +e
 "$here/report.sh" only-one-argument 2>/dev/null
