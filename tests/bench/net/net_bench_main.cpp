@@ -53,7 +53,8 @@ constexpr const char* kDescription =
 constexpr const char* kExamples =
     "  wheelbeat_net_bench --scenario H1 --impl wheelbeat --conns 50 --warmup 1 --window 2 "
     "--self-check\n"
-    "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n";
+    "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n"
+    "  wheelbeat_net_bench --scenario R1 --cases 64x16 --loops 1 --window 3\n";
 
 // The command line as given: the enumerated flags as text, the rest straight into the config.
 struct Args {
