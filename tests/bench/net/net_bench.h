@@ -1,5 +1,6 @@
 // wheelbeat_net_bench: heartbeat-at-scale benchmarks H1 and H2 over loopback TCP, and D1 (the
-// fixed idle rule against the phi-accrual detector under faults: d1.h).
+// fixed idle rule against the phi-accrual detector under faults: d1.h), and R1 (request /
+// response throughput against a raw-epoll floor: r1.h).
 //
 // One binary, three roles. The driver (no --role) spawns a server process and client processes
 // (this binary again, --role server|client, --impl wheelbeat|raw) and talks to each over a pipe

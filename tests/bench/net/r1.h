@@ -8,8 +8,8 @@
 //
 //   wheelbeat  client: `conns` TcpClients on one EventLoop and one wheel, each request through
 //              Channel::request() with its wheel timeout (--request-timeout-ms, 5 s); server: a
-//              TcpServer whose handler replies with Channel::reply() (makeR1Server(): `loops`
-//              event loops; this branch has one, see r1ServerSupportsLoops()).
+//              TcpServer whose handler replies with Channel::reply() (R1Server in r1_roles.cpp:
+//              `loops` event loops; this branch has one, see r1ServerSupportsLoops()).
 //   raw-epoll  the floor: the same bytes and the same pipelining on plain sockets, one thread
 //              and one level-triggered epoll per process; each read's answers (or next
 //              requests) leave in one write(). No timer, no timeouts, no allocation per request.
@@ -40,7 +40,7 @@ inline constexpr std::size_t kR1BodyBytes = 64;
 std::vector<R1Case> parseR1Cases(std::string_view text);
 std::vector<int> parseR1Loops(std::string_view text);
 
-// Whether makeR1Server() can run `loops` event loops in this build (1 only until
+// Whether R1Server (r1_roles.cpp) can run `loops` event loops in this build (1 only until
 // net::EventLoopGroup is merged). The driver skips the other wheelbeat cases with a message.
 bool r1ServerSupportsLoops(int loops);
 
