@@ -138,8 +138,10 @@ demo: deps
 # The wheel benchmark (ARGS), the same scenarios on Netty's HashedWheelTimer (NETTY_ARGS, by
 # default ARGS without --self-check) and one wheelbeat/Netty ratio line per scenario
 # (tests/bench/netty_compare.sh), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given
-# to all three, e.g. NET_ARGS=--quick), then D1, the failure detectors under faults (D1_ARGS; needs
-# root and nftables, else it says why and is skipped: exit code 77): ~10 min in all.
+# to H1, H2 and D1, e.g. NET_ARGS=--quick), then R1, request / response against its raw-epoll
+# floor (R1_ARGS, e.g. R1_ARGS="--cases 64x16 --loops 1"), then D1, the failure detectors under
+# faults (D1_ARGS; needs root and nftables, else it says why and is skipped: exit code 77):
+# ~12 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
 # build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
@@ -163,6 +165,8 @@ bench:
 	  echo "bench: heartbeats at scale, $$s (~1 min)" >&2; \
 	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	done; \
+	echo "bench: request / response, R1 (~40 s; R1_ARGS)" >&2; \
+	./build/bin/wheelbeat_net_bench --scenario R1 $(R1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
 	  | tee -a $(BENCH_DIR)/results.jsonl; \

@@ -2,10 +2,12 @@
 # Turns the JSON lines of one `make bench` run into a Markdown report with SVG charts:
 #   tests/bench/report.sh RESULTS.jsonl OUT_DIR
 # writes OUT_DIR/report.md, OUT_DIR/s5_lateness.svg (S5: lateness percentiles, wheelbeat, the
-# heap baseline and Netty when measured, log scale) and OUT_DIR/heartbeat_cpu.svg (H1 / H2: CPU per heartbeat, wheelbeat
-# against the raw-epoll floor measured in the same run). A chart whose scenario is missing from
-# the results is left out (and the report says so). The wheelbeat/Netty ratio lines
-# (tests/bench/netty_compare.sh) become a table of their own. Needs jq and gnuplot (Debian: jq,
+# heap baseline and Netty when measured, log scale) and OUT_DIR/heartbeat_cpu.svg (H1 / H2: CPU
+# per heartbeat, wheelbeat against the raw-epoll floor measured in the same run), and a table of
+# R1 (request / response: throughput, CPU per request and latency, wheelbeat against the raw-epoll
+# floor of the same case). A chart or table whose scenario is missing from the results is left
+# out (and the report says so). The wheelbeat/Netty ratio lines (tests/bench/netty_compare.sh)
+# become a table of their own. Needs jq and gnuplot (Debian: jq,
 # gnuplot-nox). Exit 2 on a usage error, 1 if a tool is missing or fails.
 set -euo pipefail
 
@@ -34,6 +36,8 @@ netty=$(jq -r 'select(.compare == "netty")
   | [.scenario, .metric, .["wheelbeat_" + .metric], .["netty_" + .metric], (.ratio // "-"),
      (.target // "-"), (if .met == null then "-" elif .met then "yes" else "no" end)] | @tsv' \
   "$results")
+r1=$(rows R1 conns depth loops requests_per_s server_cpu_us_per_request client_cpu_us_per_request \
+  p50_us p99_us p999_us server_cpu_per_request_vs_raw p99_vs_raw)
 hb=$( (rows H1 cpu_us_per_heartbeat | sed 's/^/H1\t/'; rows H2 cpu_us_per_heartbeat | sed 's/^/H2\t/') )
 
 charts=()
@@ -128,6 +132,17 @@ fi
     echo "![CPU per heartbeat](heartbeat_cpu.svg)"
   else
     echo "H1 / H2 are not in these results: no heartbeat chart."
+  fi
+  echo
+  if [ -n "$r1" ]; then
+    echo "## R1: request / response, 64-byte bodies (floor: raw-epoll, same case, same run)"
+    echo
+    echo "| conns × depth | loops | impl | requests/s | server µs/req | client µs/req | p50 µs | p99 µs | p99.9 µs | server CPU vs floor | p99 vs floor |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "$r1" | awk -F'\t' '{printf "| %s × %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+      $2, $3, $4, $1, $5, $6, $7, $8, $9, $10, ($11 == "" ? "-" : $11), ($12 == "" ? "-" : $12)}'
+  else
+    echo "R1 is not in these results: no request / response table."
   fi
 } > "$out/report.md"
 

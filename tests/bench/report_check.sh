@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # ctest bench_report: tests/bench/report.sh on a recorded run (data/sample_results.jsonl: S5, H1
-# and H2 lines of a real `make bench`) writes both charts and a report whose tables hold exactly
-# the recorded values; a run without S5 says so; a wrong call exits 2. On a recorded run with Netty
-# (data/sample_netty_results.jsonl: wheelbeat_bench, wheelbeat_netty_bench and the ratio lines of
-# one run), netty_compare.sh reproduces the recorded ratio lines exactly, reads S7's
-# worker_cpu_ns_per_timeout from wheelbeat's line when it is there, and the report holds the
-# wheelbeat/Netty table; a run without Netty says so.
+# and H2 lines of a real `make bench`, then the R1 lines of a real R1 run) writes both charts and
+# a report whose tables hold exactly the recorded values; a run without S5 (or R1) says so; a
+# wrong call exits 2. On a recorded run with Netty (data/sample_netty_results.jsonl:
+# wheelbeat_bench, wheelbeat_netty_bench and the ratio lines of one run), netty_compare.sh
+# reproduces the recorded ratio lines exactly, reads S7's worker_cpu_ns_per_timeout from
+# wheelbeat's line when it is there, and the report holds the wheelbeat/Netty table; a run
+# without Netty says so.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
@@ -22,10 +23,18 @@ grep -qxF '| heap | 0.000341 | 0.05135 | 0.8419 | 2.857 | 3.313 |' "$md" || fail
 grep -qxF '| H1 | 29.872 | 28.755 | 1.04 |' "$md" || fail "H1 row"
 grep -qxF '| H2 | 31.392 | 24.002 | 1.31 |' "$md" || fail "H2 row"
 [ "$(grep -c '^!\[' "$md")" -eq 2 ] || fail "two charts linked"
+grep -qxF '| 64 × 16 | 1 | wheelbeat | 387250.3 | 0.615 | 0.855 | 2261 | 7929.9 | 12189.7 | 1.591 | 1.09 |' \
+  "$md" || fail "R1 wheelbeat row"
+grep -qxF '| 1000 × 1 | 1 | raw-epoll | 31520.3 | 6.798 | 7.109 | 31195.1 | 58196 | 68157.4 | - | - |' \
+  "$md" || fail "R1 floor row"
 
 grep -v '"S5"' "$here/data/sample_results.jsonl" > "$out/no_s5.jsonl"
 "$here/report.sh" "$out/no_s5.jsonl" "$out/partial" 2>/dev/null
 grep -qF 'S5 is not in these results: no lateness chart.' "$out/partial/report.md" || fail "no S5"
+grep -v '"R1"' "$here/data/sample_results.jsonl" > "$out/no_r1.jsonl"
+"$here/report.sh" "$out/no_r1.jsonl" "$out/no_r1" 2>/dev/null
+grep -qF 'R1 is not in these results: no request / response table.' "$out/no_r1/report.md" ||
+  fail "no R1"
 [ ! -e "$out/partial/s5_lateness.svg" ] || fail "an S5 chart without S5"
 
 grep -qF "Netty's HashedWheelTimer is not in these results: no comparison." "$md" || fail "no Netty"

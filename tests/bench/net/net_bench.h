@@ -1,5 +1,6 @@
 // wheelbeat_net_bench: heartbeat-at-scale benchmarks H1 and H2 over loopback TCP, and D1 (the
-// fixed idle rule against the phi-accrual detector under faults: d1.h).
+// fixed idle rule against the phi-accrual detector under faults: d1.h), and R1 (request /
+// response throughput against a raw-epoll floor: r1.h).
 //
 // One binary, three roles. The driver (no --role) spawns a server process and client processes
 // (this binary again, --role server|client, --impl wheelbeat|raw) and talks to each over a pipe
@@ -31,12 +32,18 @@
 
 namespace wheelbeat::bench::netbench {
 
-enum class Scenario { H1, H2, D1 };
+enum class Scenario { H1, H2, D1, R1 };
 // Both: the driver runs Raw, then Wheelbeat. Children get Wheelbeat or Raw.
 enum class Impl { Wheelbeat, Raw, Both };
 
 // "wheelbeat", "raw-epoll" (the JSON lines' "impl"), "both".
 const char* implName(Impl impl);
+
+// R1 (r1.h): one case, `conns` connections with `depth` requests in flight on each.
+struct R1Case {
+  int conns = 0;
+  int depth = 0;
+};
 
 struct BenchConfig {
   Scenario scenario = Scenario::H1;
@@ -58,6 +65,12 @@ struct BenchConfig {
   int pauses = -1;                     // SIGSTOP/SIGCONT pauses
   std::vector<std::string> phiExtras;  // --phi-extra THRESHOLD:PAUSE_MS, each an extra detector
   std::uint64_t seed = 0;              // 0: a fresh one (printed in the lines)
+
+  // R1 only (r1.h).
+  std::vector<R1Case> r1Cases;  // the driver's cases (--cases)
+  std::vector<int> loops;       // server event loops per case (--loops); a child gets one
+  int depth = 1;                // client child: requests in flight per connection
+  int requestTimeoutMs = 5000;  // wheelbeat client: each request's timeout
 
   // Children only (set by the driver).
   std::string role;  // "server" | "client"

@@ -1,11 +1,14 @@
-// wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h).
-//   wheelbeat_net_bench [--scenario H1|H2|D1] [--impl wheelbeat|raw|both] [--conns N] [--window S]
+// wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h), R1 (r1.h).
+//   wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N] [--window
+//   S]
 //                       [--warmup S] [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]
-//                       [--quick] [--self-check]
+//                       [--quick] [--self-check] [--cases CxD,...] [--loops N,...]
+//                       [--request-timeout-ms MS]
 // One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
 #include "command_line.h"
 #include "d1.h"
 #include "net_bench.h"
+#include "r1.h"
 
 #include <fmt/format.h>
 
@@ -19,10 +22,11 @@ namespace wheelbeat::bench::netbench {
 namespace {
 
 constexpr const char* kSynopsis =
-    "usage: wheelbeat_net_bench [--scenario H1|H2|D1] [--impl wheelbeat|raw|both] [--conns N]\n"
+    "usage: wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N]\n"
     "                           [--window S] [--warmup S] [--client-procs N] [--tick-ms MS]\n"
     "                           [--heartbeat-ms MS] [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
+    "                           [--cases CxD,...] [--loops N,...] [--request-timeout-ms MS]\n"
     "       wheelbeat_net_bench --help | --version";
 
 constexpr const char* kDescription =
@@ -34,6 +38,10 @@ constexpr const char* kDescription =
     "      per detector (20); --phi-extra THRESHOLD:ACCEPTABLE_PAUSE_MS[:IDLE_TIMEOUT_MS] adds\n"
     "      a phi variant (repeatable; default 8:0, Akka's exact defaults; 'none': no\n"
     "      variant); --quick: 8 conns, 4 trials, 8 pauses, 10 s loss\n"
+    "  R1: request / response, 64-byte bodies, Channel::request (each with its wheel timeout)\n"
+    "      against a handler's reply, per case of --cases CONNSxDEPTH (requests in flight per\n"
+    "      connection; default 64x16,1000x1) and server --loops (1,2), 2 s warm-up, 5 s window;\n"
+    "      raw-epoll runs the same frames and pipelining on plain sockets, first\n"
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
@@ -45,13 +53,16 @@ constexpr const char* kDescription =
 constexpr const char* kExamples =
     "  wheelbeat_net_bench --scenario H1 --impl wheelbeat --conns 50 --warmup 1 --window 2 "
     "--self-check\n"
-    "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n";
+    "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n"
+    "  wheelbeat_net_bench --scenario R1 --cases 64x16 --loops 1 --window 3\n";
 
 // The command line as given: the enumerated flags as text, the rest straight into the config.
 struct Args {
   BenchConfig config;
   std::string scenario = "H1";
   std::string impl = "both";
+  std::string cases = "64x16,1000x1";
+  std::string loops = "1,2";
 };
 
 // An integer >= min (the old parser's rule, kept: --conns 0 is H2's "as many as it holds").
@@ -100,7 +111,7 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   BenchConfig& c = a.config;
   app.add_option("--scenario", a.scenario, "what to measure (see above)")
       ->type_name("S")
-      ->check(wheelbeat::cli::oneOf({"H1", "H2", "D1"}))
+      ->check(wheelbeat::cli::oneOf({"H1", "H2", "D1", "R1"}))
       ->capture_default_str();
   app.add_option("--impl", a.impl, "the implementations measured (see above)")
       ->type_name("IMPL")
@@ -113,11 +124,11 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   app.add_option("--window", c.windowS, "the measured window (D1: the packet-loss window)")
       ->type_name("S")
       ->check(seconds())
-      ->default_str("H1 30, H2 60, D1 30; --quick 3, 3, 10");
+      ->default_str("H1 30, H2 60, D1 30, R1 5; --quick 3, 3, 10, 1");
   app.add_option("--warmup", c.warmupS, "the warm-up before the window")
       ->type_name("S")
       ->check(seconds())
-      ->default_str("5; --quick 1");
+      ->default_str("5, R1 2; --quick 1, R1 0.5");
   app.add_option("--client-procs", c.clientProcs, "client processes")
       ->type_name("N")
       ->check(atLeast(1))
@@ -156,6 +167,20 @@ void addD1Options(CLI::App& app, BenchConfig& c) {
       ->default_str("0, a fresh one (printed in the lines)");
 }
 
+void addR1Options(CLI::App& app, Args& a) {
+  app.add_option("--cases", a.cases, "R1: CONNSxDEPTH,... (connections, requests in flight each)")
+      ->type_name("CxD,...")
+      ->capture_default_str();
+  app.add_option("--loops", a.loops, "R1: the wheelbeat server's event loops, per run")
+      ->type_name("N,...")
+      ->capture_default_str();
+  app.add_option("--request-timeout-ms", a.config.requestTimeoutMs,
+                 "R1: each wheelbeat request's timeout")
+      ->type_name("MS")
+      ->check(atLeast(1))
+      ->capture_default_str();
+}
+
 // Set by the driver on the processes it starts (this binary again): not for people.
 void addChildOptions(CLI::App& app, BenchConfig& c) {
   const std::string group = "Child processes (set by the driver)";
@@ -173,6 +198,10 @@ void addChildOptions(CLI::App& app, BenchConfig& c) {
       ->check(atLeast(0))
       ->capture_default_str()
       ->group(group);
+  app.add_option("--depth", c.depth, "R1 client: requests in flight per connection")
+      ->type_name("N")
+      ->check(atLeast(1))
+      ->group(group);
   app.add_option("--groups", c.groups, "D1: the detector groups")->type_name("G")->group(group);
   app.add_option("--ports", c.ports, "D1 client: the server's port per group")
       ->type_name("P,P,...")
@@ -181,8 +210,12 @@ void addChildOptions(CLI::App& app, BenchConfig& c) {
 
 BenchConfig configOf(Args a) {
   BenchConfig c = std::move(a.config);
-  c.scenario =
-      a.scenario == "H1" ? Scenario::H1 : (a.scenario == "H2" ? Scenario::H2 : Scenario::D1);
+  c.scenario = a.scenario == "H1"   ? Scenario::H1
+               : a.scenario == "H2" ? Scenario::H2
+               : a.scenario == "D1" ? Scenario::D1
+                                    : Scenario::R1;
+  c.r1Cases = parseR1Cases(a.cases);
+  c.loops = parseR1Loops(a.loops);
   c.impl = a.impl == "raw" ? Impl::Raw : (a.impl == "both" ? Impl::Both : Impl::Wheelbeat);
   applyDefaults(c);
   return c;
@@ -196,6 +229,10 @@ int childMain(const BenchConfig& config) {
     throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
   }
   const bool raw = config.impl == Impl::Raw;
+  if (config.scenario == Scenario::R1) {
+    if (config.role == "server") return raw ? r1RawServerMain(config) : r1ServerMain(config);
+    return raw ? r1RawClientMain(config) : r1ClientMain(config);
+  }
   if (config.role == "server") return raw ? rawServerMain(config) : serverMain(config);
   if (config.role == "client") return raw ? rawClientMain(config) : clientMain(config);
   throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
@@ -225,6 +262,16 @@ void applyDefaults(BenchConfig& c) {
     std::erase(c.phiExtras, "none");
     return;
   }
+  if (c.scenario == Scenario::R1) {
+    if (c.role.empty() && c.conns >= 0) {
+      throw std::invalid_argument(fmt::format(
+          "--conns {}: R1 takes its connections from --cases CONNSxDEPTH,...", c.conns));
+    }
+    if (c.windowS < 0) c.windowS = c.quick ? 1 : 5;
+    if (c.warmupS < 0) c.warmupS = c.quick ? 0.5 : 2;
+    c.clientProcs = 1;
+    return;
+  }
   const bool h1 = c.scenario == Scenario::H1;
   if (c.conns < 0) c.conns = h1 ? (c.quick ? 200 : 5000) : (c.quick ? 1000 : 0);
   if (c.windowS < 0) c.windowS = c.quick ? 3 : (h1 ? 30 : 60);
@@ -245,11 +292,13 @@ int main(int argc, char** argv) {
   nb::Args args;
   nb::addScenarioOptions(cmd.app(), args);
   nb::addD1Options(cmd.app(), args.config);
+  nb::addR1Options(cmd.app(), args);
   nb::addChildOptions(cmd.app(), args.config);
   if (const auto status = cmd.parse(argc, argv)) return *status;
   try {
     const nb::BenchConfig config = nb::configOf(std::move(args));
     if (!config.role.empty()) return nb::childMain(config);
+    if (config.scenario == nb::Scenario::R1) return nb::r1DriverMain(config);
     return config.scenario == nb::Scenario::D1 ? nb::d1DriverMain(config) : nb::driverMain(config);
   } catch (const std::invalid_argument& e) {
     return cmd.fail(e.what());

@@ -89,34 +89,37 @@ std::uint64_t readExpirations(int timerFd);
 inline constexpr std::size_t kFrameSize = 17;
 
 // Frames split across reads wait here for their rest; several frames in one read are all cut.
-class FrameCutter {
+// Fixed-size frames only: kSize bytes each (the heartbeats' 17, R1's 80).
+template <std::size_t kSize>
+class FixedFrameCutter {
 public:
   // Calls onFrame(std::string_view frame) per complete frame, in order; stops and returns false
   // as soon as onFrame returns false (the caller then closes the connection).
   template <class OnFrame>
   bool feed(std::string_view data, OnFrame&& onFrame) {
     while (!data.empty()) {
-      if (have_ == 0 && data.size() >= kFrameSize) {
-        if (!onFrame(data.substr(0, kFrameSize))) return false;
-        data.remove_prefix(kFrameSize);
+      if (have_ == 0 && data.size() >= kSize) {
+        if (!onFrame(data.substr(0, kSize))) return false;
+        data.remove_prefix(kSize);
         continue;
       }
-      const std::size_t take = std::min(kFrameSize - have_, data.size());
+      const std::size_t take = std::min(kSize - have_, data.size());
       std::memcpy(partial_.data() + have_, data.data(), take);
       have_ += take;
       data.remove_prefix(take);
-      if (have_ == kFrameSize) {
+      if (have_ == kSize) {
         have_ = 0;
-        if (!onFrame(std::string_view(partial_.data(), kFrameSize))) return false;
+        if (!onFrame(std::string_view(partial_.data(), kSize))) return false;
       }
     }
     return true;
   }
 
 private:
-  std::array<char, kFrameSize> partial_{};
+  std::array<char, kSize> partial_{};
   std::size_t have_ = 0;
 };
+using FrameCutter = FixedFrameCutter<kFrameSize>;
 
 // Recognises and makes the heartbeat frames with wheelbeat::net's encoders (pure functions), so
 // the bytes on the wire are exactly wheelbeat's. `scratch_` keeps its capacity: no allocation per

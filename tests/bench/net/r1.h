@@ -1,0 +1,87 @@
+// R1: request / response throughput over loopback TCP, wheelbeat against a raw-epoll floor.
+//
+// One server process and one client process per case (this binary again, --role, as H1/H2),
+// driven over the same pipe protocol (proto.h). The client holds `conns` connections and keeps
+// `depth` requests in flight on each: every answer sends the next request on its connection.
+// Frames are Dubbo 2's (codec.h): a two-way hessian2 request (flags 0xC2) with a 64-byte body,
+// answered by a response (flags 0x02, status 20, same id) echoing that body: 80 bytes each way.
+//
+//   wheelbeat  client: `conns` TcpClients on one EventLoop and one wheel, each request through
+//              Channel::request() with its wheel timeout (--request-timeout-ms, 5 s); server: a
+//              TcpServer whose handler replies with Channel::reply() (R1Server in r1_roles.cpp:
+//              `loops` event loops; this branch has one, see r1ServerSupportsLoops()).
+//   raw-epoll  the floor: the same bytes and the same pipelining on plain sockets, one thread
+//              and one level-triggered epoll per process; each read's answers (or next
+//              requests) leave in one write(). No timer, no timeouts, no allocation per request.
+//
+// Children's replies (proto.h "tag key=value"):
+//   server: "ready port0=P cpu_ns= ..." once listening, then per "stats":
+//           "stats conns= handled= errors= cpu_ns= rss= heap="
+//   client: "ready cpu_ns= ...", "connected n=N" once all are connected (requests start then),
+//           per "stats": "stats connected= sent= answered= timeouts= closed= errors= cpu_ns= ...",
+//           per "rtt": the send -> answer histogram (rtt_histogram.h, ns), per "drain": stops
+//           sending, waits for every request out to end (bounded), then "drained" + the stats.
+#pragma once
+
+#include "net_bench.h"
+#include "proto.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wheelbeat::bench::netbench {
+
+inline constexpr std::size_t kR1BodyBytes = 64;
+
+// "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}. Throw std::invalid_argument naming
+// the flag, the value and what was expected.
+std::vector<R1Case> parseR1Cases(std::string_view text);
+std::vector<int> parseR1Loops(std::string_view text);
+
+// Whether R1Server (r1_roles.cpp) can run `loops` event loops in this build (1 only until
+// net::EventLoopGroup is merged). The driver skips the other wheelbeat cases with a message.
+bool r1ServerSupportsLoops(int loops);
+
+// One case's window, from the driver's snapshots.
+struct R1Measurement {
+  BenchConfig config;  // the driver's
+  Impl impl = Impl::Wheelbeat;
+  int loops = 1;
+  R1Case c;
+  double windowS = 0;
+  double requestsPerS = 0;
+  double serverCpuUsPerRequest = 0;
+  double clientCpuUsPerRequest = 0;
+  double p50Us = 0;
+  double p99Us = 0;
+  double p999Us = 0;
+  std::uint64_t rttSamples = 0;
+  // The whole run, after the client drained: every request sent was answered, or why not.
+  std::int64_t sent = 0;
+  std::int64_t answered = 0;
+  std::int64_t timeouts = 0;
+  std::int64_t closed = 0;
+  std::int64_t errors = 0;   // client: refused sends, bad answers; server: refused replies
+  std::int64_t handled = 0;  // requests the server answered
+  double loadStart = 0;
+  double loadEnd = 0;
+  // Set for a wheelbeat line: the floor's line with the same conns and depth; for loops > 1
+  // also wheelbeat's own 1-loop line.
+  const R1Measurement* raw = nullptr;
+  const R1Measurement* oneLoop = nullptr;
+};
+
+std::string r1Line(const R1Measurement& m);
+// Problems with the line (every field, in order) and the run (requests_per_s > 0, sent ==
+// answered == handled, no timeout, close or error, samples). Empty: all good.
+std::vector<std::string> r1SelfCheck(const std::string& line, const R1Measurement& m);
+
+int r1DriverMain(const BenchConfig& config);
+int r1ServerMain(const BenchConfig& config);
+int r1ClientMain(const BenchConfig& config);
+int r1RawServerMain(const BenchConfig& config);
+int r1RawClientMain(const BenchConfig& config);
+
+}  // namespace wheelbeat::bench::netbench

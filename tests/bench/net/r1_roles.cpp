@@ -1,0 +1,292 @@
+// R1's wheelbeat roles (r1.h): a TcpServer whose handler echoes each request's body in its
+// reply, and a client process of `conns` TcpClients keeping `depth` Channel::request() calls in
+// flight on each.
+//
+// Threads: the main thread reads the driver's commands from stdin; the handlers and the request
+// callbacks run on the loop thread(s). Counters shared between them are relaxed atomics (the
+// driver reads them between two snapshots: no ordering between counters is needed), except
+// `inFlight_` and `stopping_`, which drain() synchronises on (see there).
+#include "r1.h"
+#include "rtt_histogram.h"
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/tcp_client.h>
+#include <wheelbeat/net/tcp_server.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace wheelbeat::bench::netbench {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kConnectBatch = 128;  // as H1's client
+
+struct ServerCounters {
+  std::atomic<std::int64_t> handled{0};
+  std::atomic<std::int64_t> refused{0};
+};
+
+// Every two-way application request gets its body back (64 bytes out as in).
+net::ChannelHandler echoHandler(const std::shared_ptr<ServerCounters>& c) {
+  return net::ChannelHandler{
+      .onConnected = {},
+      .onFrame =
+          [c](net::Channel& ch, const net::FrameView& f) {
+            if (!f.isRequest() || !f.isTwoWay() || f.isEvent()) return;
+            auto& counter =
+                ch.reply(f, f.body) == net::SendResult::Queued ? c->handled : c->refused;
+            counter.fetch_add(1, std::memory_order_relaxed);
+          },
+      .onClosed = {},
+  };
+}
+
+// The server side of one R1 case: `loops` event loops behind one listener. Everything that
+// depends on the loop count is in here, so that switching to net::EventLoopGroup (N loops,
+// TcpServer(EventLoopGroup&, ...)) touches this class and r1ServerSupportsLoops() only.
+class R1Server {
+public:
+  R1Server(const BenchConfig& config, net::ChannelHandler handler)
+      : timer_(core::WheelOptions{.tickDuration = std::chrono::milliseconds(config.tickMs)}),
+        loop_("r1-server") {
+    if (!r1ServerSupportsLoops(config.loops.at(0))) {
+      throw std::invalid_argument(fmt::format(
+          "--loops {}: needs net::EventLoopGroup (not in this build)", config.loops.at(0)));
+    }
+    timer_.start();
+    net::ServerOptions o;
+    o.listen = net::Endpoint{listenAddress(0), 0};
+    o.backlog = 4096;  // 1 000 clients connect at once (as H1's server)
+    server_ = std::make_unique<net::TcpServer>(loop_, timer_, o, std::move(handler));
+  }
+
+  std::uint16_t listen() { return server_->listen(); }
+  [[nodiscard]] std::int64_t connections() const {
+    return static_cast<std::int64_t>(server_->connections());
+  }
+  // Closes every channel, then stops the loop(s) and the wheel. True when all went cleanly.
+  bool stop() {
+    server_->stop();
+    const int rc = loop_.stop();
+    timer_.stop();
+    return rc == 0;
+  }
+
+private:
+  core::HashedWheelTimer timer_;
+  net::EventLoop loop_;
+  std::unique_ptr<net::TcpServer> server_;
+};
+
+class R1Client {
+  // One connection as its request callbacks see it (a client's channel lives as long as it).
+  struct Conn {
+    R1Client* owner;
+    net::Channel* channel;
+  };
+
+public:
+  explicit R1Client(const BenchConfig& c)
+      : config_(c),
+        timer_(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
+        loop_("r1-client"),
+        body_(kR1BodyBytes, 'r') {
+    timer_.start();
+    clients_.reserve(static_cast<std::size_t>(c.conns));
+  }
+
+  // Starts the clients batch by batch; throws if they are not all connected in time.
+  void connectAll() {
+    const auto deadline = Clock::now() + 30s + config_.conns * 5ms;
+    net::ClientOptions o;
+    o.server = net::Endpoint{listenAddress(0), static_cast<std::uint16_t>(config_.port)};
+    for (int started = 0; started < config_.conns;) {
+      const int n = std::min(kConnectBatch, config_.conns - started);
+      for (int i = 0; i < n; ++i) {
+        // Counted in the handler's onConnected, not the state callback: that one runs before the
+        // channel takes sends (a request issued right after it is refused as not connected).
+        clients_.push_back(std::make_unique<net::TcpClient>(
+            loop_, timer_, o,
+            net::ChannelHandler{.onConnected = [this](net::Channel&) { onConnected(); }}));
+        clients_.back()->start();
+      }
+      started += n;
+      std::unique_lock lock(mutex_);
+      if (!changed_.wait_until(lock, deadline, [&] { return connected_ >= started; })) {
+        throw std::runtime_error(
+            fmt::format("R1 client: {} of {} connected in time", connected_, started));
+      }
+    }
+  }
+
+  // `depth` requests on every connection; each answer sends the next (issue()).
+  void startRequests() {
+    conns_.reserve(clients_.size());  // never reallocated after: callbacks hold &conns_[i]
+    for (auto& client : clients_) conns_.push_back(Conn{this, &client->channel()});
+    for (auto& conn : conns_) {
+      for (int d = 0; d < config_.depth; ++d) issue(conn);
+    }
+  }
+
+  Kv stats() {
+    Kv s = selfUsage();
+    {
+      std::lock_guard lock(mutex_);
+      s["connected"] = connected_;
+    }
+    s["sent"] = sent_.load(std::memory_order_relaxed);
+    s["answered"] = answered_.load(std::memory_order_relaxed);
+    s["timeouts"] = timeouts_.load(std::memory_order_relaxed);
+    s["closed"] = closed_.load(std::memory_order_relaxed);
+    s["errors"] = errors_.load(std::memory_order_relaxed);
+    s["in_flight"] = inFlight_.load();
+    return s;
+  }
+
+  // Stops sending new requests and waits (at most the request timeout + 10 s) until every
+  // request out has ended. seq_cst on stopping_ and inFlight_: either this thread sees 0, or the
+  // callback that brings it to 0 sees stopping_ and notifies under the mutex.
+  Kv drain() {
+    stopping_.store(true);
+    std::unique_lock lock(mutex_);
+    const auto bound = std::chrono::milliseconds(config_.requestTimeoutMs) + 10s;
+    (void)changed_.wait_for(lock, bound, [&] { return inFlight_.load() == 0; });
+    lock.unlock();
+    return stats();
+  }
+
+  const RttHistogram& histogram() const { return rtt_; }
+
+  bool shutdown() {
+    clients_.clear();  // each destructor closes its client
+    const int rc = loop_.stop();
+    timer_.stop();
+    return rc == 0;
+  }
+
+private:
+  void onConnected() {
+    std::lock_guard lock(mutex_);
+    ++connected_;
+    changed_.notify_all();
+  }
+
+  // Any thread (the main thread at the start, then the loop thread in a callback). The callback
+  // captures 16 trivially copyable bytes: std::function keeps them inline (no allocation of ours
+  // per request; what the library allocates is part of the measure).
+  void issue(Conn& conn) {
+    inFlight_.fetch_add(1);
+    const auto sentAt = Clock::now();
+    Conn* c = &conn;
+    const auto r = conn.channel->request(
+        body_, std::chrono::milliseconds(config_.requestTimeoutMs),
+        [c, sentAt](const net::CallResult& result) { c->owner->done(*c, sentAt, result); });
+    if (r.sent == net::SendResult::Queued) {
+      sent_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    errors_.fetch_add(1, std::memory_order_relaxed);
+    finishOne();
+  }
+
+  // Loop thread. The next request goes out before this one leaves inFlight_, so the count never
+  // touches 0 while the pipeline runs.
+  void done(Conn& conn, Clock::time_point sentAt, const net::CallResult& r) {
+    if (r.status == net::CallStatus::Ok) {
+      rtt_.record(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - sentAt).count());
+      answered_.fetch_add(1, std::memory_order_relaxed);
+      if (r.frameStatus != net::kStatusOk || r.body.size() != kR1BodyBytes) {
+        errors_.fetch_add(1, std::memory_order_relaxed);
+      } else if (!stopping_.load()) {
+        issue(conn);
+      }
+    } else {
+      auto& counter = r.status == net::CallStatus::Timeout ? timeouts_ : closed_;
+      counter.fetch_add(1, std::memory_order_relaxed);
+    }
+    finishOne();
+  }
+
+  void finishOne() {
+    if (inFlight_.fetch_sub(1) == 1 && stopping_.load()) {
+      std::lock_guard lock(mutex_);
+      changed_.notify_all();
+    }
+  }
+
+  const BenchConfig& config_;
+  core::HashedWheelTimer timer_;
+  net::EventLoop loop_;
+  const std::string body_;
+  std::vector<std::unique_ptr<net::TcpClient>> clients_;
+  std::vector<Conn> conns_;
+  RttHistogram rtt_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::int64_t connected_ = 0;  // guarded by mutex_
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::int64_t> inFlight_{0};
+  std::atomic<std::int64_t> sent_{0};
+  std::atomic<std::int64_t> answered_{0};
+  std::atomic<std::int64_t> timeouts_{0};
+  std::atomic<std::int64_t> closed_{0};
+  std::atomic<std::int64_t> errors_{0};
+};
+
+}  // namespace
+
+bool r1ServerSupportsLoops(int loops) { return loops == 1; }
+
+int r1ServerMain(const BenchConfig& config) {
+  raiseNofile(kServerReservedFds + 1);
+  auto counters = std::make_shared<ServerCounters>();
+  R1Server server(config, echoHandler(counters));
+  Kv ready = selfUsage();
+  ready["port0"] = server.listen();
+  reply(formatKv("ready", ready));
+  std::string command;
+  while (std::getline(std::cin, command)) {
+    if (command != "stats") throw std::runtime_error(fmt::format("unknown command '{}'", command));
+    Kv s = selfUsage();
+    s["conns"] = server.connections();
+    s["handled"] = counters->handled.load(std::memory_order_relaxed);
+    s["errors"] = counters->refused.load(std::memory_order_relaxed);
+    reply(formatKv("stats", s));
+  }
+  return server.stop() ? 0 : 1;
+}
+
+int r1ClientMain(const BenchConfig& config) {
+  raiseNofile(config.conns + 64);
+  R1Client client(config);
+  reply(formatKv("ready", selfUsage()));
+  client.connectAll();
+  reply(formatKv("connected", Kv{{"n", config.conns}}));
+  client.startRequests();
+  std::string command;
+  while (std::getline(std::cin, command)) {
+    if (command == "stats") {
+      reply(formatKv("stats", client.stats()));
+    } else if (command == "rtt") {
+      reply(formatCounts(client.histogram().snapshot()));
+    } else if (command == "drain") {
+      reply(formatKv("drained", client.drain()));
+    } else {
+      throw std::runtime_error(fmt::format("unknown command '{}'", command));
+    }
+  }
+  return client.shutdown() ? 0 : 1;
+}
+
+}  // namespace wheelbeat::bench::netbench
