@@ -228,8 +228,12 @@ void ClientChannel::connected(Stream& stream, int status) noexcept {
                 reasonFromError(NetError(status), true, fmt::format("connect to {}", target())));
     return;
   }
-  setState(ClientState::Connected, fmt::format("connected to {}", target()));
+  // Attach first: whoever hears "Connected" (the state callback, or a thread polling state())
+  // may send at once, so the channel must already accept frames. onConnected runs inside
+  // attach(), before the state callback. If attaching fails, the stream is closing and its close
+  // callback moves the state on from Connecting.
   attach(&stream);
+  if (isConnected()) setState(ClientState::Connected, fmt::format("connected to {}", target()));
 }
 
 void ClientChannel::connectTimedOut(std::uint64_t attempt) noexcept {

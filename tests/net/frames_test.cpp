@@ -64,6 +64,29 @@ TEST_CASE("application frames round trip in order") {
   for (std::size_t i = 0; i < 100; ++i) CHECK(client.frames[i] == fmt::format("m{}!", i));
 }
 
+TEST_CASE("a client can send from the state callback that announces Connected") {
+  Env env;
+  Recorder server;
+  Recorder client;
+  TcpServer srv(env.loop, env.timer, serverOptions(), echoHandler(server));
+  std::atomic<int> queued{0};
+  std::atomic<int> refused{0};
+  TcpClient* self = nullptr;
+  TcpClient cli(env.loop, env.timer, clientOptions(srv.listen()), client.handler(),
+                [&](ClientState, ClientState to) {
+                  if (to != ClientState::Connected) return;
+                  const SendResult r = self->channel().send(kOneWay | flag::kTwoWay, 0, 7, "hi");
+                  (r == SendResult::Queued ? queued : refused).fetch_add(1);
+                });
+  self = &cli;
+  cli.start();
+  REQUIRE(waitFor([&] { return client.frameCount() == 1; }));
+  CHECK(queued.load() == 1);
+  CHECK(refused.load() == 0);
+  std::lock_guard lock(client.mutex);
+  CHECK(client.frames.at(0) == "hi!");
+}
+
 TEST_CASE("request helper completes with the response and cancels its timeout") {
   Env env;
   Recorder server;
