@@ -191,18 +191,7 @@ void HashedWheelTimer::Impl::drainSubmissions() {
     ordered = index;
     index = next;
   }
-  // The entries were just written by producers on other CPUs: keep several misses in flight.
-  constexpr int kPrefetchAhead = 8;
-  std::uint32_t ahead = ordered;
-  for (int i = 0; i < kPrefetchAhead && ahead != kNil; ++i) {
-    pool_->prefetch(ahead);
-    ahead = pool_->next(ahead);
-  }
   while (ordered != kNil) {
-    if (ahead != kNil) {  // entries ahead of `ordered` are not freed yet: their links hold
-      pool_->prefetch(ahead);
-      ahead = pool_->next(ahead);
-    }
     Entry& e = at(ordered);
     const std::uint32_t next = pool_->next(ordered);
     if (detail::stOf(e.state.load(std::memory_order_acquire)) == detail::kCancelled) {
