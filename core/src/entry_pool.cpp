@@ -134,7 +134,7 @@ std::uint32_t EntryPool::allocate() {
   if (!bindCache(*this)) {  // thread ending: one entry at a time under the mutex
     List batch = takeBatch();
     const std::uint32_t index = batch.head;
-    batch.head = next(index);
+    batch.head = freeLink(index);
     --batch.count;
     giveBatch(batch);
     return index;
@@ -142,44 +142,45 @@ std::uint32_t EntryPool::allocate() {
   EntryPool::List& list = tlState.list;
   if (list.count == 0) list = takeBatch();
   const std::uint32_t index = list.head;
-  list.head = next(index);
+  list.head = freeLink(index);
   --list.count;
   return index;
 }
 
 void EntryPool::release(std::uint32_t index) noexcept {
   if (!bindCache(*this)) {
-    next(index) = kNil;
+    freeLink(index) = kNil;
     giveBatch(List{index, 1});
     return;
   }
   EntryPool::List& list = tlState.list;
-  next(index) = list.head;
+  freeLink(index) = list.head;
   list.head = index;
   if (++list.count < 2 * kBatch) return;
   // Spill one batch so a thread that only frees does not hoard the pool.
   List batch{list.head, kBatch};
   std::uint32_t last = list.head;
-  for (std::uint32_t i = 1; i < kBatch; ++i) last = next(last);
-  list.head = next(last);
+  for (std::uint32_t i = 1; i < kBatch; ++i) last = freeLink(last);
+  list.head = freeLink(last);
   list.count -= kBatch;
-  next(last) = kNil;
+  freeLink(last) = kNil;
   giveBatch(batch);
 }
 
-// Free batches are chained through their heads: clink = next batch, where = count.
+// Free batches are chained through their heads: next() = next batch, where = count (both unused
+// while an entry is free; batches move rarely, so their link may miss the cache).
 EntryPool::List EntryPool::takeBatch() {
   std::lock_guard lock(mutex_);
   if (freeBatchHead_ == kNil) return freshBatchLocked();
   const List list{freeBatchHead_, at(freeBatchHead_).where};
-  freeBatchHead_ = std::exchange(at(list.head).clink, kNil);
+  freeBatchHead_ = std::exchange(next(list.head), kNil);
   return list;
 }
 
 void EntryPool::giveBatch(List list) noexcept {
   if (list.count == 0) return;
   std::lock_guard lock(mutex_);
-  at(list.head).clink = freeBatchHead_;
+  next(list.head) = freeBatchHead_;
   at(list.head).where = list.count;
   freeBatchHead_ = list.head;
 }
@@ -191,7 +192,7 @@ EntryPool::List EntryPool::freshBatchLocked() {
   const std::uint32_t first = constructed_;
   for (std::uint32_t i = first; i < first + kBatch; ++i) {
     ::new (static_cast<void*>(&at(i))) Entry();
-    next(i) = i + 1 < first + kBatch ? i + 1 : kNil;
+    freeLink(i) = i + 1 < first + kBatch ? i + 1 : kNil;
   }
   constructed_ += kBatch;
   return List{first, kBatch};

@@ -137,11 +137,11 @@ Timeout HashedWheelTimer::Impl::newTimeout(TimerTask&& task, std::chrono::nanose
   try {
     index = pool_->allocate();
   } catch (const std::length_error& capacity) {
-    pending_.fetch_sub(1, std::memory_order_relaxed);
+    releaseLimit();
     rejected_.fetch_add(1, std::memory_order_relaxed);
     throw RejectedTimeoutError(capacity.what());
   } catch (...) {
-    pending_.fetch_sub(1, std::memory_order_relaxed);
+    releaseLimit();
     throw;
   }
   Entry& e = at(index);
@@ -165,11 +165,8 @@ Timeout HashedWheelTimer::Impl::newTimeout(TimerTask&& task, std::chrono::nanose
 }
 
 void HashedWheelTimer::Impl::reservePending() {
-  if (maxPending_ <= 0) {
-    pending_.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  std::int64_t current = pending_.load(std::memory_order_relaxed);
+  if (maxPending_ <= 0) return;  // counted by pushSubmission()
+  std::int64_t current = limitCount_.load(std::memory_order_relaxed);
   do {
     if (current >= maxPending_) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
@@ -178,7 +175,7 @@ void HashedWheelTimer::Impl::reservePending() {
                       "maxPendingTimeouts = {})",
                       current, maxPending_));
     }
-  } while (!pending_.compare_exchange_weak(current, current + 1, std::memory_order_relaxed));
+  } while (!limitCount_.compare_exchange_weak(current, current + 1, std::memory_order_relaxed));
 }
 
 std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay) const noexcept {
@@ -186,7 +183,7 @@ std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay)
   // may start late in its range).
   const std::int64_t cap =
       std::min(kMaxDeadlineOffsetNs, std::numeric_limits<std::int64_t>::max() - startNs_);
-  const std::int64_t sinceStart = std::min(now() - startNs_, cap);
+  const std::int64_t sinceStart = std::min(scheduleNow() - startNs_, cap);
   const std::int64_t d = std::max<std::int64_t>(delay.count(), 0);
   const std::int64_t offset = d >= cap - sinceStart ? cap : sinceStart + d;
   return startNs_ + offset;
@@ -194,11 +191,13 @@ std::int64_t HashedWheelTimer::Impl::deadlineFor(std::chrono::nanoseconds delay)
 
 void HashedWheelTimer::Impl::pushSubmission(std::uint32_t index) noexcept {
   std::uint32_t& link = pool_->next(index);
-  std::uint32_t head = submitHead_.load(std::memory_order_relaxed);
+  std::uint64_t word = submitWord_.load(std::memory_order_relaxed);
   do {
-    link = head;
+    link = static_cast<std::uint32_t>(word);
     // seq_cst: pairs with the worker's store of sleepUntil_ before its last look at the stack.
-  } while (!submitHead_.compare_exchange_weak(head, index, std::memory_order_seq_cst,
+    // The count in the high half wraps (unsigned): pending() only needs it mod 2^32.
+  } while (!submitWord_.compare_exchange_weak(word, ((word >> 32) + 1) << 32 | index,
+                                              std::memory_order_seq_cst,
                                               std::memory_order_relaxed));
 }
 
@@ -220,7 +219,8 @@ Timeout HashedWheelTimer::Impl::settleAfterStopRace(std::uint32_t index, std::ui
   // the call is refused; if stop() did, it handed the timeout back and the call stands.
   std::uint32_t expected = stateWord(gen, kPending);
   if (at(index).state.compare_exchange_strong(expected, stateWord(gen, kCancelled))) {
-    pending_.fetch_sub(1, std::memory_order_relaxed);
+    withdrawn_.fetch_add(1);
+    releaseLimit();
     return Timeout{};
   }
   return Timeout(&owner_, index, gen);
@@ -233,8 +233,8 @@ bool HashedWheelTimer::Impl::cancel(std::uint32_t index, std::uint32_t gen) noex
                                        std::memory_order_acq_rel)) {
     return false;
   }
-  pending_.fetch_sub(1, std::memory_order_relaxed);
-  cancelled_.fetch_add(1, std::memory_order_relaxed);
+  releaseLimit();
+  cancelled_.fetch_add(1);  // release: pending() must see the push it pairs with
   std::uint32_t head = cancelHead_.load(std::memory_order_relaxed);
   do {
     e.clink = head;
@@ -309,8 +309,8 @@ std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
     std::uint32_t expected = stateWord(gen, kPending);
     // A cancel racing with stop() may win; then the entry simply stays until destruction.
     if (e.state.compare_exchange_strong(expected, stateWord(gen, kCancelled))) {
-      pending_.fetch_sub(1, std::memory_order_relaxed);
-      cancelled_.fetch_add(1, std::memory_order_relaxed);
+      releaseLimit();
+      cancelled_.fetch_add(1);
       result.push_back(Timeout(&owner_, index, gen));
     }
   }
@@ -320,7 +320,14 @@ std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
 // ---- queries ----------------------------------------------------------------------------------
 
 std::uint64_t HashedWheelTimer::Impl::pending() const noexcept {
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, pending_.load()));
+  // Every timeout counted as finished was counted as accepted before (its push happened before
+  // the release that counted it): read the finished first, so the difference is never negative
+  // and reflects every call that returned before this one. Fewer than 2^32 are ever pending.
+  const std::uint64_t finished =
+      fired_.load(std::memory_order_acquire) + cancelled_.load() + withdrawn_.load();
+  const auto accepted = static_cast<std::uint32_t>(submitWord_.load() >> 32);
+  const std::uint32_t diff = accepted - static_cast<std::uint32_t>(finished);
+  return static_cast<std::int32_t>(diff) < 0 ? 0 : diff;
 }
 
 TimerMetrics HashedWheelTimer::Impl::metrics() const {

@@ -69,6 +69,11 @@ public:
   std::int64_t now() const noexcept {
     return clock_ ? clock_->now().count() : SteadyClock::read().count();
   }
+  // The time a deadline is computed from: now() or, on the steady clock, a cheaper reading that
+  // is never earlier than now() (SteadyClock::readNotBefore()). Thread: any.
+  std::int64_t scheduleNow() const noexcept {
+    return clock_ ? clock_->now().count() : SteadyClock::readNotBefore().count();
+  }
   std::int64_t tickNs() const noexcept { return tickNs_; }
   std::int64_t ticksPerWheel() const noexcept { return std::int64_t{1} << wheelBits_; }
   std::uint64_t pending() const noexcept;
@@ -81,6 +86,9 @@ private:
 
   // producer side
   void reservePending();
+  void releaseLimit() noexcept {
+    if (maxPending_ > 0) limitCount_.fetch_sub(1, std::memory_order_relaxed);
+  }
   std::int64_t deadlineFor(std::chrono::nanoseconds delay) const noexcept;
   void pushSubmission(std::uint32_t index) noexcept;
   void wakeIfEarlier(std::int64_t deadlineNs) noexcept;
@@ -109,14 +117,20 @@ private:
   std::shared_ptr<detail::EntryPool> pool_;
 
   // Written by every newTimeout(): one cache line, so concurrent producers pass one line, not two.
-  alignas(64) std::atomic<std::uint32_t> submitHead_{detail::kNil};
-  std::atomic<std::int64_t> pending_{0};
+  // submitWord_ = (timeouts accepted, mod 2^32) << 32 | head of the submission stack: one CAS
+  // both publishes an entry and counts it, so pending() = accepted - fired - cancelled -
+  // withdrawn costs newTimeout() and the worker no atomic read-modify-write of its own.
+  alignas(64) std::atomic<std::uint64_t> submitWord_{detail::kNil};
+  // Reservations against maxPendingTimeouts (only used when it is > 0: a limit needs a count
+  // that is incremented before the entry is published).
+  std::atomic<std::int64_t> limitCount_{0};
   alignas(64) std::atomic<std::uint32_t> cancelHead_{detail::kNil};
   alignas(64) std::atomic<std::int64_t> sleepUntil_{kAwake};  // worker's planned wake-up (ns)
   std::atomic<bool> cancelWakeArmed_{false};
   std::atomic<int> lifecycle_{kInit};
   std::atomic<std::uint64_t> rejected_{0};
   std::atomic<std::uint64_t> cancelled_{0};
+  std::atomic<std::uint64_t> withdrawn_{0};  // published, then refused by a stop() race
   std::shared_ptr<detail::TaskErrorReporter> errors_;
 
   // Written by the wheel thread only (relaxed atomics so metrics() may read them anywhere).

@@ -121,8 +121,9 @@ std::size_t HashedWheelTimer::Impl::runDue() {
                                          std::memory_order_acq_rel)) {
       continue;
     }
-    pending_.fetch_sub(1, std::memory_order_relaxed);
-    fired_.store(fired_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    releaseLimit();
+    // Release: pending() reads fired_ first, then the submission count this entry is part of.
+    fired_.store(fired_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     lateness_.record(nowNs - e.deadline);
     latenessSeconds_.recordSingleWriter(std::chrono::nanoseconds(nowNs - e.deadline));
     runOne(index, gen);
@@ -181,7 +182,9 @@ void HashedWheelTimer::Impl::drainCancels() {
 }
 
 void HashedWheelTimer::Impl::drainSubmissions() {
-  std::uint32_t index = submitHead_.exchange(kNil, std::memory_order_acquire);
+  // Sets the head to kNil and keeps the count.
+  std::uint32_t index = static_cast<std::uint32_t>(
+      submitWord_.fetch_or(std::uint64_t{kNil}, std::memory_order_acquire));
   std::uint32_t ordered = kNil;  // the stack is newest-first: reverse to acceptance order
   while (index != kNil) {
     const std::uint32_t next = std::exchange(pool_->next(index), ordered);
@@ -219,8 +222,8 @@ void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   sleepUntil_.store(wakeNs);
   // Last look after publishing the plan (seq_cst, pairs with the producers' pushes): work that
   // arrived before it is handled now; work after it sees the plan and wakes us if needed.
-  const bool work = submitHead_.load() != kNil || (arm && cancelHead_.load() != kNil) ||
-                    lifecycle_.load() != kStarted;
+  const bool work = static_cast<std::uint32_t>(submitWord_.load()) != kNil ||
+                    (arm && cancelHead_.load() != kNil) || lifecycle_.load() != kStarted;
   if (!work) {
     std::unique_lock lock(sleepMutex_);
     while (!wakeRequested_) {

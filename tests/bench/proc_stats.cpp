@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -80,6 +81,19 @@ std::chrono::nanoseconds processCpu() {
 std::chrono::nanoseconds threadCpu() {
   timespec ts{};
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) throw sysError("clock_gettime", errno);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+clockid_t threadCpuClock() {
+  clockid_t clock{};
+  const int err = pthread_getcpuclockid(pthread_self(), &clock);
+  if (err != 0) throw sysError("pthread_getcpuclockid", err);
+  return clock;
+}
+
+std::chrono::nanoseconds cpuOfClock(clockid_t clock) {
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) throw sysError("clock_gettime", errno);
   return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 

@@ -3,6 +3,8 @@
 // readings would be polluted by memory earlier scenarios freed but the allocator kept).
 #pragma once
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -16,6 +18,10 @@ std::int64_t vmRssBytes();
 std::chrono::nanoseconds processCpu();
 // CPU time of the calling thread (clock_gettime(CLOCK_THREAD_CPUTIME_ID)).
 std::chrono::nanoseconds threadCpu();
+// The CPU-time clock of the calling thread (pthread_getcpuclockid), for another thread to read
+// with cpuOfClock() while this one lives.
+clockid_t threadCpuClock();
+std::chrono::nanoseconds cpuOfClock(clockid_t clock);
 
 // Runs /proc/self/exe with `args` in a child process (its stderr goes to ours), waits for it and
 // returns its stdout. Throws std::runtime_error if it cannot start or exits non-zero.

@@ -55,6 +55,9 @@ constexpr std::pair<std::string_view, std::string_view> kDefinitions[] = {
      "S7: N / CPU seconds of the timer's own threads (process CPU - scheduling "
      "thread CPU) from the first newTimeout until the last task ran; delays "
      "100-200 ms, tick 1 ms"},
+    {"worker_cpu_ns_per_timeout",
+     "S7: CPU time of the timer's worker thread (its CLOCK_THREAD_CPUTIME_ID, read through a "
+     "probe task) from before the first newTimeout until the last task ran / N"},
     {"fire_window_ms", "S7: wall time from the first to the last fire"},
     {"ratio", "wheelbeat / heap of the scenario's headline metric"},
     {"targets", "upper bounds for wheelbeat, except S5_min_ms and S7_fired_per_s (lower bounds)"},

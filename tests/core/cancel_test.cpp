@@ -283,4 +283,43 @@ TEST_CASE("concurrent cancel racing the wheel: every timeout either runs or is c
   CHECK(m.fired + m.cancelled == kCount);
 }
 
+// pendingTimeouts() is accepted - fired - cancelled - refused, each counted where it happens;
+// 1500 timeouts in rounds span several entry batches of 256, so freed entries go back through
+// the free lists (spilled and taken again) and are reused with new generations.
+TEST_CASE("pending count stays exact over rounds of schedule, cancel and fire that reuse entries") {
+  ManualWheel w(wheelOptions(1ms, 64));
+  w.start();
+  constexpr int kRound = 1500;
+  std::uint64_t fired = 0;
+  std::uint64_t cancelled = 0;
+  int runs = 0;
+  std::vector<Timeout> previous;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Timeout> handles;
+    for (int i = 0; i < kRound; ++i) {
+      handles.push_back(w.schedule([&runs] { ++runs; }, std::chrono::milliseconds(1 + i % 5)));
+      CHECK(w.timer().pendingTimeouts() == static_cast<std::uint64_t>(i + 1));
+    }
+    for (int i = 0; i < kRound; i += 3) CHECK(handles[static_cast<std::size_t>(i)].cancel());
+    cancelled += kRound / 3;
+    CHECK(w.timer().pendingTimeouts() == kRound - kRound / 3);
+    const std::size_t ran = w.step(5);
+    CHECK(ran == kRound - kRound / 3);
+    fired += ran;
+    CHECK(w.timer().pendingTimeouts() == 0);
+    for (int i = 0; i < kRound; ++i) {
+      const Timeout& h = handles[static_cast<std::size_t>(i)];
+      CHECK(h.state() == (i % 3 == 0 ? TimeoutState::Cancelled : TimeoutState::Expired));
+    }
+    // The previous round's handles see their own outcome, not the reused entries' timeouts.
+    for (const Timeout& h : previous) CHECK_FALSE(h.isPending());
+    previous = std::move(handles);
+  }
+  const TimerMetrics m = w.timer().metrics();
+  CHECK(m.fired == fired);
+  CHECK(m.cancelled == cancelled);
+  CHECK(m.scheduled == 3 * kRound);
+  CHECK(runs == static_cast<int>(fired));
+}
+
 }  // TEST_SUITE("core")

@@ -5,9 +5,12 @@
 //
 // Time and ticks
 //   The wheel advances in ticks of `tickDuration`. A timeout with delay d, scheduled at time t,
-//   runs on the first tick whose time is >= t + d: never early, at most one tick late (plus the
-//   wake-up latency of the worker thread). Tick k's time is start + k * tick, where
-//   start is the moment the timer started (lazily, on first use).
+//   runs on the first tick whose time is >= t' + d: never early, at most one tick late (plus the
+//   wake-up latency of the worker thread). t' is the clock's now() inside newTimeout(); on the
+//   steady clock (no TimerHooks::clock) it is SteadyClock::readNotBefore(), never earlier than
+//   the call and typically a few microseconds (at most 81 us) later, which is cheaper to read.
+//   Tick k's time is start + k * tick, where start is the moment the timer started (lazily, on
+//   first use).
 //   delay <= 0   runs on the next tick — never inside newTimeout(), never inside the task that
 //                scheduled it.
 //   huge delays  saturate (at about 73 years); they never overflow into firing early.
