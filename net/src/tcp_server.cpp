@@ -6,8 +6,15 @@
 
 #include <fmt/chrono.h>
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace wheelbeat::net {
@@ -71,18 +78,26 @@ void ServerChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
 
 // ServerCore
 
+OwnedFd::~OwnedFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 ServerCore::ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
-                       ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-                       std::shared_ptr<tasks::TaskMetrics> metrics)
+                       std::shared_ptr<const ChannelHandler> handler,
+                       std::shared_ptr<tasks::TaskListener> listener,
+                       std::shared_ptr<tasks::TaskMetrics> metrics,
+                       std::shared_ptr<ServerShared> shared)
     : loop_(loop),
       timer_(timer),
       options_(std::move(options)),
       heartbeat_(options_.heartbeat.resolved()),
-      handler_(std::make_shared<const ChannelHandler>(std::move(handler))),
+      handler_(std::move(handler)),
       listener_(std::move(listener)),
-      metrics_(std::move(metrics)) {}
+      metrics_(std::move(metrics)),
+      shared_(std::move(shared)) {}
 
-ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr) noexcept {
+ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr,
+                                             bool reusePort) noexcept {
   ListenOutcome out;
   if (stopping_ || listened_) {
     out.misuse = stopping_ ? "wheelbeat: TcpServer::listen() after stop()"
@@ -90,7 +105,7 @@ ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr) noexc
     return out;
   }
   out.where = where();
-  if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) {
+  if (int rc = uv_tcp_init_ex(loop_.native(), &tcp_, addr.ss_family); rc != 0) {
     out.error = NetError(rc);
     return out;
   }
@@ -99,7 +114,16 @@ ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr) noexc
   tcp_.data = static_cast<LoopHandle*>(this);
   registerHandle(loop_.native(), this);
   self_ = shared_from_this();
-  int rc = uv_tcp_bind(&tcp_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  int rc = 0;
+  if (reusePort) {
+    uv_os_fd_t fd = -1;
+    const int one = 1;
+    rc = uv_fileno(asHandle(&tcp_), &fd);
+    if (rc == 0 && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+      rc = uv_translate_sys_error(errno);
+    }
+  }
+  if (rc == 0) rc = uv_tcp_bind(&tcp_, reinterpret_cast<const sockaddr*>(&addr), 0);
   if (rc == 0) rc = uv_listen(asStream(&tcp_), options_.backlog, &ServerCore::onConnection);
   if (rc != 0) {
     stop();
@@ -126,35 +150,114 @@ void ServerCore::onConnection(uv_stream_t* listener, int status) noexcept {
 }
 
 void ServerCore::accept() noexcept {
-  if (options_.maxConnections != 0 && channels_.size() >= options_.maxConnections) {
+  if (!reserve()) {
     reject();
     return;
   }
+  const std::size_t target = nextPeer_;
+  nextPeer_ = (nextPeer_ + 1) % (peers_.size() + 1);
+  if (target == 0) {
+    acceptHere();
+  } else {
+    handOver(*peers_[target - 1]);
+  }
+}
+
+bool ServerCore::reserve() noexcept {
+  const std::size_t before = shared_->open.fetch_add(1, std::memory_order_acq_rel);
+  if (options_.maxConnections == 0 || before < options_.maxConnections) return true;
+  release();
+  return false;
+}
+
+void ServerCore::release() noexcept { shared_->open.fetch_sub(1, std::memory_order_acq_rel); }
+
+ChannelConfig ServerCore::channelConfig() const {
+  return ChannelConfig{loop_,
+                       timer_,
+                       handler_,
+                       options_.codec,
+                       options_.maxSendQueueBytes,
+                       options_.heartbeat,
+                       options_.metrics};
+}
+
+void ServerCore::acceptHere() noexcept {
   try {
-    ChannelConfig config{loop_,
-                         timer_,
-                         handler_,
-                         options_.codec,
-                         options_.maxSendQueueBytes,
-                         options_.heartbeat,
-                         options_.metrics};
-    auto channel = std::make_shared<ServerChannel>(config, shared_from_this());
+    auto channel = std::make_shared<ServerChannel>(channelConfig(), shared_from_this());
     Stream* stream = Stream::create(loop_.native(), channel, options_.codec);
     if (int rc = uv_accept(asStream(&tcp_), asStream(stream->tcp())); rc != 0) {
+      release();
       stream->close(reasonFromError(NetError(rc), false, "accept"));
       return;  // the channel was never announced; its close callback finds nothing to remove
     }
-    channels_.emplace(channel.get(), channel);
-    open.fetch_add(1, std::memory_order_relaxed);
-    accepted.fetch_add(1, std::memory_order_relaxed);
-    channel->metrics().accepted.fetch_add(1, std::memory_order_relaxed);
-    channel->metrics().moveChannel(ChannelMetrics::kNoState,
-                                   static_cast<int>(ClientState::Connected));
-    channel->start(stream, heartbeat_, listener_, metrics_);
+    announce(channel, stream);
   } catch (const std::exception& e) {
     core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(), e.what());
+    release();
     reject();  // libuv reads the listener again only once the pending connection is taken
   }
+}
+
+// libuv has no call that moves an accepted socket to another loop: the connection is taken on
+// this loop into a throw-away handle, its descriptor duplicated, the handle closed, and the
+// duplicate opened on the peer's loop (uv_tcp_open).
+void ServerCore::handOver(ServerCore& peer) noexcept {
+  try {
+    auto* tcp = new uv_tcp_t{};
+    uv_tcp_init(loop_.native(), tcp);  // cannot fail on a running loop
+    int fd = -1;
+    if (uv_accept(asStream(&tcp_), asStream(tcp)) == 0) {
+      uv_os_fd_t own = -1;
+      if (uv_fileno(asHandle(tcp), &own) == 0) fd = ::fcntl(own, F_DUPFD_CLOEXEC, 0);
+    }
+    uv_close(asHandle(tcp), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
+    if (fd < 0) {
+      release();
+      return;
+    }
+    auto owned = std::make_shared<OwnedFd>(fd);
+    if (!peer.loop_.post([core = peer.shared_from_this(), owned] { core->adopt(*owned); })) {
+      release();  // the peer's loop is stopping: the connection closes with `owned`
+    }
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "server on port {}: hand-over failed: {}", port.load(),
+              e.what());
+    release();
+  }
+}
+
+void ServerCore::adopt(OwnedFd& fd) noexcept {
+  if (stopping_ || draining_.load(std::memory_order_acquire)) {
+    release();  // as a connection still in the backlog when the listener closes
+    rejected.fetch_add(1, std::memory_order_relaxed);
+    channelMetrics().rejected.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  try {
+    auto channel = std::make_shared<ServerChannel>(channelConfig(), shared_from_this());
+    Stream* stream = Stream::create(loop_.native(), channel, options_.codec);
+    if (int rc = uv_tcp_open(stream->tcp(), fd.get()); rc != 0) {
+      release();
+      stream->close(reasonFromError(NetError(rc), false, "accept"));
+      return;
+    }
+    fd.release();  // the stream's now
+    announce(channel, stream);
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "server on port {}: accept failed: {}", port.load(), e.what());
+    release();
+    rejected.fetch_add(1, std::memory_order_relaxed);
+    channelMetrics().rejected.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void ServerCore::announce(const std::shared_ptr<ServerChannel>& channel, Stream* stream) {
+  channels_.emplace(channel.get(), channel);
+  accepted.fetch_add(1, std::memory_order_relaxed);
+  channel->metrics().accepted.fetch_add(1, std::memory_order_relaxed);
+  channel->metrics().moveChannel(ChannelMetrics::kNoState, static_cast<int>(ClientState::Connected));
+  channel->start(stream, heartbeat_, listener_, metrics_);
 }
 
 // Takes the pending connection and closes it at once: beyond maxConnections, or when its channel
@@ -172,7 +275,7 @@ void ServerCore::reject() noexcept {
 
 void ServerCore::channelClosed(ServerChannel* channel) noexcept {
   if (channels_.erase(channel) != 0) {
-    open.fetch_sub(1, std::memory_order_relaxed);
+    release();
     channel->metrics().moveChannel(static_cast<int>(ClientState::Connected),
                                    ChannelMetrics::kNoState);
   }
@@ -275,47 +378,97 @@ void ServerCore::waitStopped() {
 
 // TcpServer
 
+namespace {
+
+// MEASUREMENT ONLY (removed once a design is chosen): WHEELBEAT_ACCEPT=reuseport selects design
+// (a), one SO_REUSEPORT listener per loop; anything else design (b), the hand-over.
+bool reusePortMode() {
+  const char* mode = std::getenv("WHEELBEAT_ACCEPT");  // NOLINT(concurrency-mt-unsafe)
+  return mode != nullptr && std::string_view(mode) == "reuseport";
+}
+
+}  // namespace
+
 TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
                      ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics)
-    : loop_(loop) {
+                     std::shared_ptr<tasks::TaskMetrics> metrics) {
   validate(options);
-  core_ = std::make_shared<detail::ServerCore>(loop, timer, std::move(options), std::move(handler),
-                                               std::move(listener), std::move(metrics));
+  loops_.push_back(&loop);
+  cores_.push_back(std::make_shared<detail::ServerCore>(
+      loop, timer, std::move(options), std::make_shared<const ChannelHandler>(std::move(handler)),
+      std::move(listener), std::move(metrics), std::make_shared<detail::ServerShared>()));
+}
+
+TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, ServerOptions options,
+                     ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
+                     std::shared_ptr<tasks::TaskMetrics> metrics) {
+  validate(options);
+  auto shared = std::make_shared<detail::ServerShared>();
+  auto sharedHandler = std::make_shared<const ChannelHandler>(std::move(handler));
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    loops_.push_back(&group.at(i));
+    cores_.push_back(std::make_shared<detail::ServerCore>(
+        group.at(i), timer, options, sharedHandler, listener, metrics, shared));
+  }
+  reusePort_ = reusePortMode() && cores_.size() > 1;
+  if (!reusePort_) cores_.front()->setPeers({cores_.begin() + 1, cores_.end()});
 }
 
 TcpServer::~TcpServer() { stop(); }
 
+bool TcpServer::onLoopThread() const noexcept {
+  return std::any_of(loops_.begin(), loops_.end(),
+                     [](const EventLoop* l) { return l->isLoopThread(); });
+}
+
 std::uint16_t TcpServer::listen() {
   sockaddr_storage addr{};
   // On the caller's thread: a host name's resolution must not block the loop.
-  if (NetError e = detail::resolveBlocking(core_->endpoint(), addr)) {
-    throw NetException(e, core_->where());
+  if (NetError e = detail::resolveBlocking(cores_.front()->endpoint(), addr)) {
+    throw NetException(e, cores_.front()->where());
   }
-  detail::ServerCore::ListenOutcome out;
-  if (!loop_.call([&] { out = core_->listen(addr); })) {
-    throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
+  const std::size_t listeners = reusePort_ ? cores_.size() : 1;
+  std::uint16_t port = 0;
+  for (std::size_t i = 0; i < listeners; ++i) {
+    detail::ServerCore::ListenOutcome out;
+    if (!loops_[i]->call([&] { out = cores_[i]->listen(addr, reusePort_); })) {
+      throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
+    }
+    if (!out.misuse.empty()) throw std::logic_error(out.misuse);
+    if (out.error) throw NetException(out.error, out.where);
+    port = out.port;
+    // The other listeners share the first one's port (an ephemeral port included).
+    if (addr.ss_family == AF_INET6) {
+      reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = htons(port);
+    } else {
+      reinterpret_cast<sockaddr_in*>(&addr)->sin_port = htons(port);
+    }
   }
-  if (!out.misuse.empty()) throw std::logic_error(out.misuse);
-  if (out.error) throw NetException(out.error, out.where);
-  return out.port;
+  return port;
 }
 
 std::uint16_t TcpServer::port() const noexcept {
-  return core_->port.load(std::memory_order_acquire);
+  return cores_.front()->port.load(std::memory_order_acquire);
 }
+
+template <typename T, typename F>
+T TcpServer::sum(F field) const noexcept {
+  T total = 0;
+  for (const auto& core : cores_) total += (core.get()->*field).load(std::memory_order_acquire);
+  return total;
+}
+
 std::size_t TcpServer::connections() const noexcept {
-  return core_->open.load(std::memory_order_relaxed);
+  return cores_.front()->openEverywhere();
 }
 std::uint64_t TcpServer::rejected() const noexcept {
-  return core_->rejected.load(std::memory_order_relaxed);
+  return sum<std::uint64_t>(&detail::ServerCore::rejected);
 }
-
 std::uint64_t TcpServer::accepted() const noexcept {
-  return core_->accepted.load(std::memory_order_relaxed);
+  return sum<std::uint64_t>(&detail::ServerCore::accepted);
 }
 
-ShutdownReport TcpServer::shutdown() { return shutdown(core_->options().shutdownGrace); }
+ShutdownReport TcpServer::shutdown() { return shutdown(cores_.front()->options().shutdownGrace); }
 
 ShutdownReport TcpServer::shutdown(std::chrono::nanoseconds grace) {
   if (grace < std::chrono::nanoseconds(0)) {
@@ -323,25 +476,61 @@ ShutdownReport TcpServer::shutdown(std::chrono::nanoseconds grace) {
         fmt::format("TcpServer::shutdown: grace = {} (expected: >= 0)", grace));
   }
   const auto start = std::chrono::steady_clock::now();
-  auto report = std::make_shared<ShutdownReport>();
-  if (loop_.isLoopThread()) {
-    core_->shutdown(grace, *report);
-    return *report;
+  ShutdownReport report;
+  if (onLoopThread()) {
+    beginShutdownOnLoop(grace, report);
+    return report;
   }
-  if (!loop_.call([&] { core_->shutdown(grace, *report); })) return {};  // the loop closed all
-  core_->waitStopped();
-  report->abandoned = core_->abandoned.load(std::memory_order_acquire);
-  report->elapsed = std::chrono::steady_clock::now() - start;
-  return *report;
+  // The accepting core first: once its listener is closed, no connection is handed over to a
+  // core that has begun draining (one still travelling there is closed, as a backlog would be).
+  std::vector<bool> begun(cores_.size(), false);
+  for (std::size_t i = 0; i < cores_.size(); ++i) {
+    ShutdownReport part;
+    begun[i] = loops_[i]->call([&] { cores_[i]->shutdown(grace, part); });
+    report.notified += part.notified;
+    report.inFlightAtStart += part.inFlightAtStart;
+  }
+  bool any = false;
+  for (std::size_t i = 0; i < cores_.size(); ++i) {
+    if (!begun[i]) continue;  // that loop is stopping: its own shutdown closes its channels
+    any = true;
+    cores_[i]->waitStopped();
+    report.abandoned += cores_[i]->abandoned.load(std::memory_order_acquire);
+  }
+  if (!any) return {};
+  report.elapsed = std::chrono::steady_clock::now() - start;
+  return report;
+}
+
+// On one of the loops (inside a handler): this loop's core begins inline (its counts are the
+// report's), the others' are posted.
+void TcpServer::beginShutdownOnLoop(std::chrono::nanoseconds grace, ShutdownReport& report) {
+  for (std::size_t i = 0; i < cores_.size(); ++i) {
+    if (loops_[i]->isLoopThread()) {
+      cores_[i]->shutdown(grace, report);
+    } else {
+      (void)loops_[i]->post([core = cores_[i], grace] {
+        ShutdownReport ignored;
+        core->shutdown(grace, ignored);
+      });
+    }
+  }
 }
 
 std::int64_t TcpServer::unanswered() const noexcept {
-  return std::max<std::int64_t>(0, core_->unanswered.load(std::memory_order_acquire));
+  return std::max<std::int64_t>(0, sum<std::int64_t>(&detail::ServerCore::unanswered));
 }
 
 void TcpServer::stop() {
-  if (!loop_.post([core = core_] { core->stop(); })) return;  // the loop's shutdown closes all
-  if (!loop_.isLoopThread()) core_->waitStopped();
+  std::vector<bool> posted(cores_.size(), false);
+  for (std::size_t i = 0; i < cores_.size(); ++i) {
+    // A refused post: that loop is stopping, and its own shutdown closes its channels.
+    posted[i] = loops_[i]->post([core = cores_[i]] { core->stop(); });
+  }
+  if (onLoopThread()) return;  // waiting here could wait for this very loop
+  for (std::size_t i = 0; i < cores_.size(); ++i) {
+    if (posted[i]) cores_[i]->waitStopped();
+  }
 }
 
 }  // namespace wheelbeat::net
