@@ -79,7 +79,7 @@ Json failbackJson(const tasks::FailbackOptions& o) {
 }
 
 Json netJson(const Config& c) {
-  return Json{{"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}}},
+  return Json{{"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}, {"io_threads", c.loop.ioThreads}}},
               {"registry",
                {{"kind", registry::registryKindName(c.registry.kind)},
                 {"address", detail::formatEndpoint(c.registry.address)},
