@@ -12,8 +12,8 @@ namespace {
 
 std::size_t loopCount(std::size_t requested) {
   if (requested > kMaxIoThreads) {
-    throw std::invalid_argument(fmt::format("LoopOptions.ioThreads = {} (expected: 0 .. {})",
-                                            requested, kMaxIoThreads));
+    throw std::invalid_argument(
+        fmt::format("LoopOptions.ioThreads = {} (expected: 0 .. {})", requested, kMaxIoThreads));
   }
   if (requested != 0) return requested;
   const unsigned cores = std::thread::hardware_concurrency();  // 0 when unknown

@@ -110,8 +110,7 @@ public:
     std::string where;
     std::string misuse;  // non-empty: throw std::logic_error
   };
-  // reusePort: SO_REUSEPORT on the listener (MEASUREMENT ONLY: design (a), one listener per loop).
-  ListenOutcome listen(const sockaddr_storage& addr, bool reusePort = false) noexcept;
+  ListenOutcome listen(const sockaddr_storage& addr) noexcept;
   [[nodiscard]] const Endpoint& endpoint() const noexcept { return options_.listen; }
   [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
   [[nodiscard]] std::string where() const;  // "listen on HOST:PORT"

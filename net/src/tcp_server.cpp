@@ -4,17 +4,12 @@
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 
-#include <fmt/chrono.h>
-
 #include <fcntl.h>
-#include <sys/socket.h>
+#include <fmt/chrono.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <stdexcept>
-#include <string_view>
 #include <utility>
 
 namespace wheelbeat::net {
@@ -96,8 +91,7 @@ ServerCore::ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOpt
       metrics_(std::move(metrics)),
       shared_(std::move(shared)) {}
 
-ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr,
-                                             bool reusePort) noexcept {
+ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr) noexcept {
   ListenOutcome out;
   if (stopping_ || listened_) {
     out.misuse = stopping_ ? "wheelbeat: TcpServer::listen() after stop()"
@@ -105,7 +99,7 @@ ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr,
     return out;
   }
   out.where = where();
-  if (int rc = uv_tcp_init_ex(loop_.native(), &tcp_, addr.ss_family); rc != 0) {
+  if (int rc = uv_tcp_init(loop_.native(), &tcp_); rc != 0) {
     out.error = NetError(rc);
     return out;
   }
@@ -114,16 +108,7 @@ ServerCore::ListenOutcome ServerCore::listen(const sockaddr_storage& addr,
   tcp_.data = static_cast<LoopHandle*>(this);
   registerHandle(loop_.native(), this);
   self_ = shared_from_this();
-  int rc = 0;
-  if (reusePort) {
-    uv_os_fd_t fd = -1;
-    const int one = 1;
-    rc = uv_fileno(asHandle(&tcp_), &fd);
-    if (rc == 0 && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
-      rc = uv_translate_sys_error(errno);
-    }
-  }
-  if (rc == 0) rc = uv_tcp_bind(&tcp_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  int rc = uv_tcp_bind(&tcp_, reinterpret_cast<const sockaddr*>(&addr), 0);
   if (rc == 0) rc = uv_listen(asStream(&tcp_), options_.backlog, &ServerCore::onConnection);
   if (rc != 0) {
     stop();
@@ -256,7 +241,8 @@ void ServerCore::announce(const std::shared_ptr<ServerChannel>& channel, Stream*
   channels_.emplace(channel.get(), channel);
   accepted.fetch_add(1, std::memory_order_relaxed);
   channel->metrics().accepted.fetch_add(1, std::memory_order_relaxed);
-  channel->metrics().moveChannel(ChannelMetrics::kNoState, static_cast<int>(ClientState::Connected));
+  channel->metrics().moveChannel(ChannelMetrics::kNoState,
+                                 static_cast<int>(ClientState::Connected));
   channel->start(stream, heartbeat_, listener_, metrics_);
 }
 
@@ -378,17 +364,6 @@ void ServerCore::waitStopped() {
 
 // TcpServer
 
-namespace {
-
-// MEASUREMENT ONLY (removed once a design is chosen): WHEELBEAT_ACCEPT=reuseport selects design
-// (a), one SO_REUSEPORT listener per loop; anything else design (b), the hand-over.
-bool reusePortMode() {
-  const char* mode = std::getenv("WHEELBEAT_ACCEPT");  // NOLINT(concurrency-mt-unsafe)
-  return mode != nullptr && std::string_view(mode) == "reuseport";
-}
-
-}  // namespace
-
 TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
                      ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
                      std::shared_ptr<tasks::TaskMetrics> metrics) {
@@ -410,8 +385,7 @@ TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, Serve
     cores_.push_back(std::make_shared<detail::ServerCore>(
         group.at(i), timer, options, sharedHandler, listener, metrics, shared));
   }
-  reusePort_ = reusePortMode() && cores_.size() > 1;
-  if (!reusePort_) cores_.front()->setPeers({cores_.begin() + 1, cores_.end()});
+  cores_.front()->setPeers({cores_.begin() + 1, cores_.end()});
 }
 
 TcpServer::~TcpServer() { stop(); }
@@ -427,24 +401,14 @@ std::uint16_t TcpServer::listen() {
   if (NetError e = detail::resolveBlocking(cores_.front()->endpoint(), addr)) {
     throw NetException(e, cores_.front()->where());
   }
-  const std::size_t listeners = reusePort_ ? cores_.size() : 1;
-  std::uint16_t port = 0;
-  for (std::size_t i = 0; i < listeners; ++i) {
-    detail::ServerCore::ListenOutcome out;
-    if (!loops_[i]->call([&] { out = cores_[i]->listen(addr, reusePort_); })) {
-      throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
-    }
-    if (!out.misuse.empty()) throw std::logic_error(out.misuse);
-    if (out.error) throw NetException(out.error, out.where);
-    port = out.port;
-    // The other listeners share the first one's port (an ephemeral port included).
-    if (addr.ss_family == AF_INET6) {
-      reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port = htons(port);
-    } else {
-      reinterpret_cast<sockaddr_in*>(&addr)->sin_port = htons(port);
-    }
+  // Only cores_[0] listens: it hands connections to the others.
+  detail::ServerCore::ListenOutcome out;
+  if (!loops_.front()->call([&] { out = cores_.front()->listen(addr); })) {
+    throw std::runtime_error("wheelbeat: TcpServer::listen(): the event loop is stopped");
   }
-  return port;
+  if (!out.misuse.empty()) throw std::logic_error(out.misuse);
+  if (out.error) throw NetException(out.error, out.where);
+  return out.port;
 }
 
 std::uint16_t TcpServer::port() const noexcept {
@@ -458,9 +422,7 @@ T TcpServer::sum(F field) const noexcept {
   return total;
 }
 
-std::size_t TcpServer::connections() const noexcept {
-  return cores_.front()->openEverywhere();
-}
+std::size_t TcpServer::connections() const noexcept { return cores_.front()->openEverywhere(); }
 std::uint64_t TcpServer::rejected() const noexcept {
   return sum<std::uint64_t>(&detail::ServerCore::rejected);
 }

@@ -156,10 +156,9 @@ int run(const Args& args) {
   const auto& channelMetrics = net::processChannelMetrics();
   std::optional<net::EventLoopGroup> group;
   if (args.ioThreads) group.emplace(*args.ioThreads, cfg.loop);
-  net::TcpServer server = group ? net::TcpServer(*group, timer, cfg.server, echoHandler(), nullptr,
-                                                 taskMetrics)
-                                : net::TcpServer(loop, timer, cfg.server, echoHandler(), nullptr,
-                                                 taskMetrics);
+  net::TcpServer server =
+      group ? net::TcpServer(*group, timer, cfg.server, echoHandler(), nullptr, taskMetrics)
+            : net::TcpServer(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
   samples::info("echo_server: listening on {} (closes channels idle beyond {}; {} loop{})",

@@ -1,4 +1,6 @@
 // wheelbeat_accept_spread: how a TcpServer on an EventLoopGroup spreads connections (issue 14).
+// Its first version (commit c261bb7, WHEELBEAT_ACCEPT=reuseport|handover) compared the two
+// designs of tcp_server.h's "Loop group" note; the SO_REUSEPORT one is gone since.
 //   wheelbeat_accept_spread [loops] [connections] [trials]
 // 1. Rate: one thread opens `connections` blocking loopback connections (kept open) and the
 //    server's accepted() is awaited; prints connections/s and the per-loop counts.
@@ -58,13 +60,14 @@ bool waitUntil(const std::function<bool()>& pred) {
 }
 
 std::vector<int> perLoop(net::EventLoopGroup& group, Spread& spread) {
+  std::vector<std::thread::id> ids(group.size());
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    // Not under spread.mutex: the loop may be waiting for it in onConnected.
+    (void)group.at(i).call([&ids, i] { ids[i] = std::this_thread::get_id(); });
+  }
   std::vector<int> counts(group.size(), 0);
   std::lock_guard lock(spread.mutex);
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    std::thread::id id;
-    (void)group.at(i).call([&] { id = std::this_thread::get_id(); });
-    counts[i] = spread.perThread[id];
-  }
+  for (std::size_t i = 0; i < group.size(); ++i) counts[i] = spread.perThread[ids[i]];
   return counts;
 }
 
@@ -80,7 +83,6 @@ int main(int argc, char** argv) {
   const std::size_t loops = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 4;
   const int connections = argc > 2 ? std::atoi(argv[2]) : 1000;
   const int trials = argc > 3 ? std::atoi(argv[3]) : 200;
-  const char* mode = std::getenv("WHEELBEAT_ACCEPT");  // NOLINT(concurrency-mt-unsafe)
   core::HashedWheelTimer timer;
   net::EventLoopGroup group(loops);
   Spread spread;
@@ -99,12 +101,12 @@ int main(int argc, char** argv) {
   const bool all = waitUntil([&] { return server.accepted() == std::uint64_t(connections); });
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const std::vector<int> counts = perLoop(group, spread);
-  fmt::print("mode={} loops={} connections={} all_accepted={} seconds={:.4f} rate={:.0f}/s "
-             "per_loop=[{}] min={} max={}\n",
-             mode != nullptr ? mode : "handover", loops, connections, all, seconds,
-             connections / seconds, fmt::join(counts, ","),
-             *std::min_element(counts.begin(), counts.end()),
-             *std::max_element(counts.begin(), counts.end()));
+  fmt::print(
+      "loops={} connections={} all_accepted={} seconds={:.4f} rate={:.0f}/s "
+      "per_loop=[{}] min={} max={}\n",
+      loops, connections, all, seconds, connections / seconds, fmt::join(counts, ","),
+      *std::min_element(counts.begin(), counts.end()),
+      *std::max_element(counts.begin(), counts.end()));
   closeAll(fds, server);
 
   int perfect = 0;
@@ -121,9 +123,8 @@ int main(int argc, char** argv) {
     idleLoops += static_cast<int>(loops) - used;
     closeAll(fds, server);
   }
-  fmt::print("mode={} loops={} few: trials={} every_loop_one={} ({:.1f}%) idle_loops_mean={:.2f}\n",
-             mode != nullptr ? mode : "handover", loops, trials, perfect, 100.0 * perfect / trials,
-             static_cast<double>(idleLoops) / trials);
+  fmt::print("loops={} few: trials={} every_loop_one={} ({:.1f}%) idle_loops_mean={:.2f}\n", loops,
+             trials, perfect, 100.0 * perfect / trials, static_cast<double>(idleLoops) / trials);
   server.stop();
   return group.stop() == 0 && all ? 0 : 1;
 }

@@ -181,7 +181,7 @@ const std::vector<Bad> kBad = {
      {e("/loop/max_partial_bytes: 1.8446744073709552e+19",
         "an integer >= 0 (bytes; 0 = unlimited)")}},
     {R"({"loop":{"maxPartialBytes":0}})",
-     {e("/loop/maxPartialBytes: 0", "a known key: max_partial_bytes")}},
+     {e("/loop/maxPartialBytes: 0", "a known key: max_partial_bytes, io_threads")}},
     // registry
     {R"({"registry":{"kind":"etcd"}})",
      {e(R"(/registry/kind: "etcd")", R"(one of "embedded", "redis", "zookeeper")")}},

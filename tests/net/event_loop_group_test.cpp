@@ -168,8 +168,7 @@ TEST_CASE("loop group: 0 loops means one per core and io threads beyond 1024 are
   CHECK(fromOptions.size() == 2);
   CHECK(fromOptions.stop() == 0);
   CHECK_THROWS_WITH_AS(EventLoopGroup(LoopOptions{.ioThreads = 1025}),
-                       "LoopOptions.ioThreads = 1025 (expected: 0 .. 1024)",
-                       std::invalid_argument);
+                       "LoopOptions.ioThreads = 1025 (expected: 0 .. 1024)", std::invalid_argument);
 }
 
 TEST_CASE("loop group: stop stops every loop once and posts are refused after it") {
@@ -294,9 +293,10 @@ TEST_CASE("loop group server: a graceful shutdown drains requests in flight on e
   std::vector<std::promise<CallResult>> answers(3);
   for (std::size_t i = 0; i < 3; ++i) {
     auto& answer = answers[i];
-    REQUIRE(clients[i]->channel().request("x", 5s, [&answer](const CallResult& r) {
-      answer.set_value(r);
-    }).sent == SendResult::Queued);
+    REQUIRE(clients[i]
+                ->channel()
+                .request("x", 5s, [&answer](const CallResult& r) { answer.set_value(r); })
+                .sent == SendResult::Queued);
   }
   REQUIRE(waitFor([&] { return received == 3; }));
   CHECK(server.unanswered() == 3);

@@ -27,20 +27,24 @@
 // several threads at once (state shared between channels needs its own synchronisation).
 // maxConnections, the counters, stop() and shutdown() cover every loop; a drain closes each
 // loop's channels once that loop has nothing unanswered.
-//   Why one acceptor and not one SO_REUSEPORT listener per loop: the kernel hashes each
-// connection's 4-tuple to a listener, which is even only on average. A Dubbo-style consumer keeps
-// one or a few long-lived connections per provider, so a server sees few connections and a hash
-// leaves loops idle while others carry two or three (measured: with 4 connections on 4 loops
-// every loop got one in about 1 run of 10; round robin: always). The hand-over costs an fcntl
-// (dup), a close and a post per connection on loop 0, which bounds the accept rate of a server
-// at tens of thousands per second: far above what a heartbeat-driven RPC fleet opens. Also a
-// closing SO_REUSEPORT listener resets the connections still in its own backlog, and another
-// process of the same user could bind the same port and take a share of the connections.
+//   Why one acceptor and not one SO_REUSEPORT listener per loop (both were built and measured,
+// tests/bench/accept_spread.cpp, 4 loops on a 2-core machine): the kernel hashes each
+// connection's 4-tuple to a listener, which is even only on average (1 000 connections: 224..287
+// per loop against 250 each here). A Dubbo-style consumer keeps one or a few long-lived
+// connections per provider, so a server sees few connections, and there the hash leaves loops
+// idle while others carry two or three: with 4 connections on 4 loops every loop got one in 6-13 %
+// of 200 trials (4!/4^4 = 9.4 %), 1.2 loops idle on average; round robin: every trial. The
+// hand-over costs an fcntl (dup), a close and a post per connection on loop 0; the accept rate
+// measured the same within the noise (6 800-16 000/s for both, one dialling thread), far above
+// what a heartbeat-driven RPC fleet opens. Besides, a closing SO_REUSEPORT listener resets the
+// connections still in its own backlog, and another process of the same user could bind the
+// same port and take a share of the connections.
 //
 // Threads: listen(), stop(), shutdown(), port(), connections(): any thread. Off the loop
 // thread(s) listen() and stop() wait for the loop(s); on a loop thread (inside a handler)
-// listen() runs inline (single loop; on a group, only on loop 0) and stop() only begins the
-// shutdown. The handler's callbacks run on the loop thread of their channel.
+// listen() runs inline if that is the listening loop (a group's loop 0; else it waits for it) and
+// stop() only begins the shutdown. The handler's callbacks run on the loop thread of their
+// channel.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -112,7 +116,8 @@ public:
   // their answers sent. Off the loop thread it waits; on it, it only begins (the report then
   // holds `notified` and `inFlightAtStart`, of the calling loop's channels only on a group).
   // After stop() or a second call: closes what is left and reports zeros. On a group the loops
-  // begin one after the other, loop 0 (the acceptor) first; the report sums them. Throws std::invalid_argument for a negative `grace`.
+  // begin one after the other, loop 0 (the acceptor) first; the report sums them. Throws
+  // std::invalid_argument for a negative `grace`.
   ShutdownReport shutdown(std::chrono::nanoseconds grace);
   // shutdown(options.shutdownGrace).
   ShutdownReport shutdown();
@@ -125,9 +130,8 @@ private:
   template <typename T, typename F>
   [[nodiscard]] T sum(F field) const noexcept;  // a counter over every core
 
-  std::vector<EventLoop*> loops_;                       // loops_[i] runs cores_[i]
+  std::vector<EventLoop*> loops_;                           // loops_[i] runs cores_[i]
   std::vector<std::shared_ptr<detail::ServerCore>> cores_;  // cores_[0] listens
-  bool reusePort_ = false;  // MEASUREMENT ONLY: design (a)
 };
 
 }  // namespace wheelbeat::net
