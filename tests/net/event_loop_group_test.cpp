@@ -213,6 +213,31 @@ TEST_CASE("loop group server: 64 connections on 4 loops go round robin, callback
   serveRoundRobin(4);
 }
 
+TEST_CASE("loop group server: stop closes the channels of every loop before it returns") {
+  GroupEnv env(4);
+  Recorder rec;
+  TcpServer server(env.group, env.timer, serverOptions(), rec.handler());
+  const auto port = server.listen();
+  CHECK_THROWS_AS(server.listen(), std::logic_error);
+  std::vector<std::unique_ptr<RawSocket>> peers;
+  for (int i = 0; i < 8; ++i) {
+    peers.push_back(std::make_unique<RawSocket>());
+    REQUIRE(peers.back()->connect(port));
+  }
+  REQUIRE(waitFor([&] { return rec.connected == 8; }));
+  server.stop();
+  CHECK(server.connections() == 0);
+  CHECK(rec.closed == 8);
+  for (const auto& reason : rec.closeReasons()) {
+    CHECK(reason.kind == CloseKind::ClosedByOwner);
+    CHECK(reason.text == "server stopped");
+  }
+  for (auto& p : peers) CHECK(p->waitPeerClosed());
+  RawSocket late;
+  CHECK_FALSE(late.connect(port));  // the listener is closed
+  server.stop();                    // idempotent
+}
+
 TEST_CASE("loop group server: maxConnections bounds the connections of every loop together") {
   GroupEnv env(3);
   ThreadLog log;
