@@ -135,7 +135,7 @@ public:
   std::atomic<std::uint16_t> port{0};
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> rejected{0};
-  std::atomic<std::int64_t> unanswered{0};  // over every channel
+  std::atomic<std::int64_t> unanswered{0};  // over this core's channels
   std::atomic<std::int64_t> abandoned{0};   // unanswered when a shutdown's grace ran out
 
 private:

@@ -98,7 +98,8 @@ public:
   std::uint16_t listen();
   // The bound port; 0 before listen().
   [[nodiscard]] std::uint16_t port() const noexcept;
-  // Channels open now (accepted, not yet fully closed).
+  // Channels open now (accepted, not yet fully closed; on a group also those being handed to
+  // their loop). maxConnections bounds this count.
   [[nodiscard]] std::size_t connections() const noexcept;
   // Connections accepted since construction.
   [[nodiscard]] std::uint64_t accepted() const noexcept;
