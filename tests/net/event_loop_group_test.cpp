@@ -135,7 +135,7 @@ void serveRoundRobin(std::size_t loops) {
 
 TEST_SUITE("net") {
 
-TEST_CASE("loop group: sizes, thread names and an exact round robin") {
+TEST_CASE("loop group: sizes and thread names and an exact round robin") {
   EventLoopGroup group(3);
   REQUIRE(group.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -203,13 +203,16 @@ TEST_CASE("loop group: stop from one of its loop threads is refused") {
   CHECK(group.stop() == 0);
 }
 
-TEST_CASE("loop group server: 64 connections on 2 loops go round robin, callbacks on their loop") {
+TEST_CASE(
+    "loop group server: 64 connections on 2 loops go round robin with callbacks on their loop") {
   serveRoundRobin(2);
 }
-TEST_CASE("loop group server: 64 connections on 3 loops go round robin, callbacks on their loop") {
+TEST_CASE(
+    "loop group server: 64 connections on 3 loops go round robin with callbacks on their loop") {
   serveRoundRobin(3);
 }
-TEST_CASE("loop group server: 64 connections on 4 loops go round robin, callbacks on their loop") {
+TEST_CASE(
+    "loop group server: 64 connections on 4 loops go round robin with callbacks on their loop") {
   serveRoundRobin(4);
 }
 
