@@ -50,7 +50,7 @@ bool same(const tasks::FailbackOptions& a, const tasks::FailbackOptions& b) {
 }
 
 bool same(const net::LoopOptions& a, const net::LoopOptions& b) {
-  return a.maxPartialBytes == b.maxPartialBytes;
+  return a.maxPartialBytes == b.maxPartialBytes && a.ioThreads == b.ioThreads;
 }
 
 bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b) {

@@ -43,11 +43,16 @@ bool readKind(Errors& errors, const Json& value, const std::string& pointer,
 }
 
 using LoopField = Field<net::LoopOptions>;
-constexpr std::array<LoopField, 1> kLoopFields{{
+constexpr std::array<LoopField, 2> kLoopFields{{
     {"max_partial_bytes",
      [](Errors& e, const Json& v, const std::string& p, net::LoopOptions& o) {
        return readSize(e, v, p, o.maxPartialBytes, 0, kMaxSize,
                        "an integer >= 0 (bytes; 0 = unlimited)");
+     }},
+    {"io_threads",
+     [](Errors& e, const Json& v, const std::string& p, net::LoopOptions& o) {
+       return readSize(e, v, p, o.ioThreads, 0, net::kMaxIoThreads,
+                       "an integer in 0..1024 (0 = one per core)");
      }},
 }};
 

@@ -79,24 +79,25 @@ Json failbackJson(const tasks::FailbackOptions& o) {
 }
 
 Json netJson(const Config& c) {
-  return Json{{"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}}},
-              {"registry",
-               {{"kind", registry::registryKindName(c.registry.kind)},
-                {"address", detail::formatEndpoint(c.registry.address)},
-                {"group", c.registry.group},
-                {"session", durationJson(c.registry.session)}}},
-              {"server",
-               {{"listen", detail::formatEndpoint(c.server.listen)},
-                {"backlog", c.server.backlog},
-                {"max_connections", c.server.maxConnections},
-                {"shutdown_grace", durationJson(c.server.shutdownGrace)},
-                {"max_body", c.server.codec.maxBodyBytes},
-                {"max_send_queue", c.server.maxSendQueueBytes}}},
-              {"client",
-               {{"server", detail::formatEndpoint(c.client.server)},
-                {"connect_timeout", durationJson(c.client.connectTimeout)},
-                {"max_body", c.client.codec.maxBodyBytes},
-                {"max_send_queue", c.client.maxSendQueueBytes}}}};
+  return Json{
+      {"loop", {{"max_partial_bytes", c.loop.maxPartialBytes}, {"io_threads", c.loop.ioThreads}}},
+      {"registry",
+       {{"kind", registry::registryKindName(c.registry.kind)},
+        {"address", detail::formatEndpoint(c.registry.address)},
+        {"group", c.registry.group},
+        {"session", durationJson(c.registry.session)}}},
+      {"server",
+       {{"listen", detail::formatEndpoint(c.server.listen)},
+        {"backlog", c.server.backlog},
+        {"max_connections", c.server.maxConnections},
+        {"shutdown_grace", durationJson(c.server.shutdownGrace)},
+        {"max_body", c.server.codec.maxBodyBytes},
+        {"max_send_queue", c.server.maxSendQueueBytes}}},
+      {"client",
+       {{"server", detail::formatEndpoint(c.client.server)},
+        {"connect_timeout", durationJson(c.client.connectTimeout)},
+        {"max_body", c.client.codec.maxBodyBytes},
+        {"max_send_queue", c.client.maxSendQueueBytes}}}};
 }
 
 Json serviceJson(const registry::ServiceOptions& o) {

@@ -1,5 +1,8 @@
-// ServerCore (the listener and the set of accepted channels) and ServerChannel (one accepted
-// connection, watched by a CloseTimerTask). Private to net/; TcpServer is the public face.
+// ServerCore (one loop's share of a server: the listener, if that loop accepts, and the channels
+// living on that loop) and ServerChannel (one accepted connection, watched by a CloseTimerTask).
+// A server on one EventLoop has one ServerCore; a server on an EventLoopGroup has one per loop,
+// the first of which accepts and hands connections round robin to the others (tcp_server.h says
+// why). Private to net/; TcpServer is the public face.
 #pragma once
 
 #include "channel_core.h"
@@ -12,10 +15,33 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace wheelbeat::net::detail {
 
 class ServerCore;
+
+// What every ServerCore of one server shares.
+struct ServerShared {
+  // Channels open (or being handed to their loop) over every core: the count maxConnections
+  // bounds, reserved before a connection is taken so no two loops can both pass the limit.
+  std::atomic<std::size_t> open{0};
+};
+
+// A descriptor owned by whoever holds this (a connection travelling to its loop); closed unless
+// released, so a refused post or a stopping loop never leaks it.
+class OwnedFd {
+public:
+  explicit OwnedFd(int fd) noexcept : fd_(fd) {}
+  ~OwnedFd();
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  void release() noexcept { fd_ = -1; }
+
+private:
+  int fd_;
+};
 
 class ServerChannel final : public ChannelCore {
 public:
@@ -69,8 +95,13 @@ private:
 class ServerCore final : public LoopHandle, public std::enable_shared_from_this<ServerCore> {
 public:
   ServerCore(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
-             ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-             std::shared_ptr<tasks::TaskMetrics> metrics);
+             std::shared_ptr<const ChannelHandler> handler,
+             std::shared_ptr<tasks::TaskListener> listener,
+             std::shared_ptr<tasks::TaskMetrics> metrics, std::shared_ptr<ServerShared> shared);
+
+  // Before listen(), on any thread: the cores of the other loops, which this (accepting) core
+  // hands every connection but each (size + 1)-th to, round robin.
+  void setPeers(std::vector<std::shared_ptr<ServerCore>> peers) { peers_ = std::move(peers); }
 
   // Loop. The outcome travels to the caller's thread as values (no exception crosses threads).
   struct ListenOutcome {
@@ -96,17 +127,28 @@ public:
   void channelClosed(ServerChannel* channel) noexcept;  // loop
   void waitStopped();                                   // any thread but the loop's
 
+  // Channels open over every core of the server (ServerShared::open). Any thread.
+  [[nodiscard]] std::size_t openEverywhere() const noexcept {
+    return shared_->open.load(std::memory_order_acquire);
+  }
+
   std::atomic<std::uint16_t> port{0};
-  std::atomic<std::size_t> open{0};
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> rejected{0};
-  std::atomic<std::int64_t> unanswered{0};  // over every channel
+  std::atomic<std::int64_t> unanswered{0};  // over this core's channels
   std::atomic<std::int64_t> abandoned{0};   // unanswered when a shutdown's grace ran out
 
 private:
   static void onConnection(uv_stream_t* listener, int status) noexcept;
   static void onListenerClosed(uv_handle_t* handle) noexcept;
   void accept() noexcept;
+  [[nodiscard]] bool reserve() noexcept;  // a slot under maxConnections (any thread)
+  void release() noexcept;                // gives a reserved slot back (any thread)
+  void acceptHere() noexcept;
+  void handOver(ServerCore& peer) noexcept;
+  void adopt(OwnedFd& fd) noexcept;  // loop: a connection the accepting core handed over
+  [[nodiscard]] ChannelConfig channelConfig() const;
+  void announce(const std::shared_ptr<ServerChannel>& channel, Stream* stream);
   void reject() noexcept;
   void closeListener() noexcept;
   void checkStopped() noexcept;
@@ -121,6 +163,9 @@ private:
   const std::shared_ptr<const ChannelHandler> handler_;
   const std::shared_ptr<tasks::TaskListener> listener_;
   const std::shared_ptr<tasks::TaskMetrics> metrics_;
+  const std::shared_ptr<ServerShared> shared_;
+  std::vector<std::shared_ptr<ServerCore>> peers_;  // set before listen(), then loop thread only
+  std::size_t nextPeer_ = 0;                        // loop: round robin over self + peers_
 
   // Loop thread only.
   uv_tcp_t tcp_{};

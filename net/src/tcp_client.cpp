@@ -342,11 +342,34 @@ TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptio
                      std::shared_ptr<tasks::TaskMetrics> metrics)
     : loop_(loop), listener_(std::move(listener)), metrics_(std::move(metrics)) {
   validate(options);
+  build(timer, std::move(options), std::move(handler), std::move(onStateChange));
+}
+
+namespace {
+// Validated before the group's round robin moves on: a rejected call changes no state.
+EventLoop& pickLoop(EventLoopGroup& group, const ClientOptions& options) {
+  validate(options);
+  return group.next();
+}
+}  // namespace
+
+TcpClient::TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, ClientOptions options,
+                     ChannelHandler handler, StateCallback onStateChange,
+                     std::shared_ptr<tasks::TaskListener> listener,
+                     std::shared_ptr<tasks::TaskMetrics> metrics)
+    : loop_(pickLoop(group, options)),
+      listener_(std::move(listener)),
+      metrics_(std::move(metrics)) {
+  build(timer, std::move(options), std::move(handler), std::move(onStateChange));
+}
+
+void TcpClient::build(core::HashedWheelTimer& timer, ClientOptions options, ChannelHandler handler,
+                      StateCallback onStateChange) {
   const std::size_t maxQueue = options.maxSendQueueBytes;
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{
-      loop,           timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
+      loop_,          timer,    std::make_shared<const ChannelHandler>(std::move(handler)),
       codec,          maxQueue, options.heartbeat,
       options.metrics};
   channel_ =

@@ -1,7 +1,7 @@
 // echo_server: a wheelbeat server on the command line.
 //
 //   build/bin/echo_server --port 20880 [--config samples/configs/server.json]
-//                         [--metrics 127.0.0.1:9464]
+//                         [--metrics 127.0.0.1:9464] [--io-threads N]
 //   build/bin/echo_server --port 0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
 //                         [--application NAME] [--version 1.0.0] [--group G]
 //
@@ -19,6 +19,10 @@
 // part is one handler: every two-way request comes back as a response with the same id and the
 // same body. SIGINT / SIGTERM stop it cleanly: server, then loop, then timer; exit status 0.
 //
+// With --io-threads N the server runs on an EventLoopGroup of N loops (0: one per core; the
+// connections go round robin over them); without it, on the one loop the metrics endpoint and the
+// registry share.
+//
 // Every 5 s it prints one line: connections open, accepted, idle closes, protocol errors. With
 // --metrics HOST:PORT it serves every wheelbeat metric at http://HOST:PORT/metrics (Prometheus).
 #include "../common/format.h"
@@ -30,6 +34,7 @@
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/channel_metrics.h>
+#include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/format.h>
@@ -58,6 +63,7 @@ struct Args {
   std::optional<std::string> config;
   std::optional<int> port;
   std::optional<std::string> metrics;  // HOST:PORT
+  std::optional<std::size_t> ioThreads;
   samples::echo::RegistryArgs registry;
 };
 
@@ -148,12 +154,17 @@ int run(const Args& args) {
   net::EventLoop loop("echo-server", cfg.loop);
   auto taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   const auto& channelMetrics = net::processChannelMetrics();
-  net::TcpServer server(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
+  std::optional<net::EventLoopGroup> group;
+  if (args.ioThreads) group.emplace(*args.ioThreads, cfg.loop);
+  net::TcpServer server =
+      group ? net::TcpServer(*group, timer, cfg.server, echoHandler(), nullptr, taskMetrics)
+            : net::TcpServer(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
-  samples::info("echo_server: listening on {} (closes channels idle beyond {})",
+  samples::info("echo_server: listening on {} (closes channels idle beyond {}; {} loop{})",
                 samples::endpointText({cfg.server.listen.host, port}),
-                samples::human(hb.closeTimeout));
+                samples::human(hb.closeTimeout), group ? group->size() : 1,
+                group && group->size() > 1 ? "s" : "");
   std::fflush(stdout);
   samples::SampleMetrics metrics;
   metrics.add([&](wheelbeat::core::MetricsWriter& out) {
@@ -203,7 +214,8 @@ int run(const Args& args) {
   metrics.close();
   server.stop();
   if (reg) reg->close();
-  const int loopResult = loop.stop();
+  const int groupResult = group ? group->stop() : 0;
+  const int loopResult = loop.stop() != 0 ? -1 : groupResult;
   timer.stop();
   samples::info("echo_server: stopped{}", loopResult == 0 ? "" : " (loop did not close cleanly)");
   return loopResult == 0 ? 0 : 1;
@@ -212,7 +224,7 @@ int run(const Args& args) {
 }  // namespace
 
 constexpr const char* kSynopsis =
-    "usage: echo_server [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
+    "usage: echo_server [--port PORT] [--config FILE.json] [--metrics HOST:PORT] [--io-threads N]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
     "                    [--application NAME] [--version V] [--group G]]\n"
@@ -249,6 +261,12 @@ int main(int argc, char** argv) {
                   "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
       ->default_str("the --config file's metrics section, else none");
+  cmd.app()
+      .add_option("--io-threads", args.ioThreads,
+                  "serve on N event loops, connections round robin (0: one per core)")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{0}, wheelbeat::net::kMaxIoThreads).description(""))
+      ->default_str("one loop");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (args.registry.version == samples::echo::kProgramVersionAsked) {

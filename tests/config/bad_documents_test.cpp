@@ -161,6 +161,14 @@ const std::vector<Bad> kBad = {
      {e(R"(/failback/registry_retry/initial_delay: "10s")", "<= max_delay = 5s")}},
     // loop
     {R"({"loop":5})", {e("/loop: 5", "an object")}},
+    {R"({"loop":{"io_threads":-1}})",
+     {e("/loop/io_threads: -1", "an integer in 0..1024 (0 = one per core)")}},
+    {R"({"loop":{"io_threads":1025}})",
+     {e("/loop/io_threads: 1025", "an integer in 0..1024 (0 = one per core)")}},
+    {R"({"loop":{"io_threads":"4"}})",
+     {e(R"(/loop/io_threads: "4")", "an integer in 0..1024 (0 = one per core)")}},
+    {R"({"loop":{"io_threads":2.5}})",
+     {e("/loop/io_threads: 2.5", "an integer in 0..1024 (0 = one per core)")}},
     {R"({"loop":{"max_partial_bytes":-1}})",
      {e("/loop/max_partial_bytes: -1", "an integer >= 0 (bytes; 0 = unlimited)")}},
     {R"({"loop":{"max_partial_bytes":"32MiB"}})",
@@ -173,7 +181,7 @@ const std::vector<Bad> kBad = {
      {e("/loop/max_partial_bytes: 1.8446744073709552e+19",
         "an integer >= 0 (bytes; 0 = unlimited)")}},
     {R"({"loop":{"maxPartialBytes":0}})",
-     {e("/loop/maxPartialBytes: 0", "a known key: max_partial_bytes")}},
+     {e("/loop/maxPartialBytes: 0", "a known key: max_partial_bytes, io_threads")}},
     // registry
     {R"({"registry":{"kind":"etcd"}})",
      {e(R"(/registry/kind: "etcd")", R"(one of "embedded", "redis", "zookeeper")")}},

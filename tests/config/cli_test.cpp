@@ -71,7 +71,7 @@ TEST_CASE("cli: the effective configuration fills in the loop and server limits"
   const Run r = run({"validate", sample("minimal.json")});
   CHECK(r.status == cli::kValid);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["loop"] == nlohmann::json{{"max_partial_bytes", 33554432}});
+  CHECK(j["loop"] == nlohmann::json{{"max_partial_bytes", 33554432}, {"io_threads", 0}});
   CHECK(j["server"]["max_connections"] == 0);
 }
 

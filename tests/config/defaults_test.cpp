@@ -139,7 +139,7 @@ TEST_CASE("defaults: boundary values are accepted") {
     "retry":{"p":{"initial_delay":"3s","max_delay":"3s","multiplier":1,"jitter_ratio":1,
                   "max_attempts":0}},
     "retry_budget":{"ratio":1000,"min_retries_per_second":0,"window":"1ms"},
-    "loop":{"max_partial_bytes":18446744073709551615},
+    "loop":{"max_partial_bytes":18446744073709551615,"io_threads":1024},
     "registry":{"session":"1s","address":"h:65535"},
     "server":{"listen":"[::]:0","backlog":65535,"max_connections":18446744073709551615,
               "max_body":2147483647,"max_send_queue":2147483663},
@@ -147,15 +147,24 @@ TEST_CASE("defaults: boundary values are accepted") {
   CHECK(c.wheel.ticksPerWheel == 1073741824);
   CHECK(c.heartbeat.idleTimeout == 2min);
   CHECK(c.loop.maxPartialBytes == 18446744073709551615u);
+  CHECK(c.loop.ioThreads == 1024);
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"::", 0});
   CHECK(c.server.maxConnections == 18446744073709551615u);
   CHECK(c.client.maxSendQueueBytes == 17);
 }
 
+TEST_CASE("defaults: loop.io_threads is 0 (one per core) when absent and read when given") {
+  CHECK(Config{}.loop.ioThreads == 0);
+  CHECK(loadString("{}").loop.ioThreads == 0);
+  CHECK(loadString(R"({"loop":{"io_threads":3}})").loop.ioThreads == 3);
+  CHECK(loadString(R"({"loop":{"io_threads":3}})").loop.maxPartialBytes == 33554432);
+}
+
 TEST_CASE("defaults: 0 is accepted where it means unlimited") {
-  const Config c = loadString(R"({"loop":{"max_partial_bytes":0},"server":{"max_connections":0},
-                                  "wheel":{"max_pending":0}})");
+  const Config c = loadString(R"({"loop":{"max_partial_bytes":0,"io_threads":0},
+                                  "server":{"max_connections":0},"wheel":{"max_pending":0}})");
   CHECK(c.loop.maxPartialBytes == 0);
+  CHECK(c.loop.ioThreads == 0);  // one loop per core
   CHECK(c.server.maxConnections == 0);
   CHECK(c.wheel.maxPendingTimeouts == 0);
 }

@@ -43,6 +43,7 @@ Config everythingChanged() {
   c.retryBudget = {0.75, 3, 1500us};
   c.failback = {oddPolicy(3), false, oddPolicy(4), 9};
   c.loop.maxPartialBytes = 0;  // unlimited
+  c.loop.ioThreads = 7;
   c.registry = {wheelbeat::registry::RegistryKind::Redis, {"fe80::1", 6379}, "g1", 90s};
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
@@ -153,6 +154,8 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(j["server"]["listen"] == "[::]:0");
   CHECK(j["server"]["max_connections"] == 1000);
   CHECK(j["loop"]["max_partial_bytes"] == 0);
+  CHECK(j["loop"]["io_threads"] == 7);
+  CHECK(nlohmann::json::parse(toJson(Config{}))["loop"]["io_threads"] == 0);
   CHECK(nlohmann::json::parse(toJson(Config{}))["loop"]["max_partial_bytes"] == 33554432);
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["max_connections"] == 0);
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["shutdown_grace"] == "10s");
@@ -195,6 +198,7 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.failback.invocationRetry.retryOn = {"overloaded"}; },
       [](Config& c) { c.failback.maxPendingRetries = 1; },
       [](Config& c) { c.loop.maxPartialBytes = 0; },
+      [](Config& c) { c.loop.ioThreads = 1; },
       [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::Redis; },
       [](Config& c) { c.registry.kind = wheelbeat::registry::RegistryKind::ZooKeeper; },
       [](Config& c) { c.registry.address.port = 1; },

@@ -67,7 +67,7 @@ struct Config {
   RetryPolicies retry;                              // "retry": named policies, cfg.retry("name")
   tasks::RetryBudgetOptions retryBudget{};          // "retry_budget"
   tasks::FailbackOptions failback{};                // "failback"
-  net::LoopOptions loop{};                          // "loop": for net::EventLoop's constructor
+  net::LoopOptions loop{};                          // "loop": EventLoop / EventLoopGroup
   wheelbeat::registry::RegistryOptions registry{};  // "registry"
   net::ServerOptions server{};                      // "server"
   net::ClientOptions client{};                      // "client"

@@ -10,6 +10,7 @@
 #include <wheelbeat/net/codec.h>
 #include <wheelbeat/net/error.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>

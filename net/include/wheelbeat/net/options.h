@@ -45,7 +45,13 @@ struct LoopOptions {
   // (PartialFrameBudget::kFreePartialBytes). 0 = unlimited. Default 32 MiB: four largest frames
   // (8 MiB, Dubbo's payload) arriving at once.
   std::size_t maxPartialBytes = std::size_t{32} << 20;
+  // Loops of an EventLoopGroup built from these options (a single EventLoop ignores it):
+  // 0 = std::thread::hardware_concurrency() (at least 1), else 1 .. kMaxIoThreads.
+  std::size_t ioThreads = 0;
 };
+
+// Upper bound of LoopOptions::ioThreads: a thread and a libuv loop each; more than this is a typo.
+inline constexpr std::size_t kMaxIoThreads = 1024;
 
 // One channel's outbound limit: bytes queued but not yet written by the kernel. A send beyond it
 // is refused (back-pressure reported to the caller), never buffered without bound.

@@ -29,6 +29,7 @@
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/tasks/task_listener.h>
 
@@ -89,6 +90,12 @@ public:
             ChannelHandler handler = {}, StateCallback onStateChange = {},
             std::shared_ptr<tasks::TaskListener> listener = nullptr,
             std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+  // The same on group.next() (the group's round robin; validated first, so a rejected call does
+  // not move it). The group must outlive the client.
+  TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, ClientOptions options,
+            ChannelHandler handler = {}, StateCallback onStateChange = {},
+            std::shared_ptr<tasks::TaskListener> listener = nullptr,
+            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
   // close().
   ~TcpClient();
 
@@ -116,6 +123,9 @@ public:
   [[nodiscard]] std::uint64_t connectAttempts() const noexcept;
 
 private:
+  void build(core::HashedWheelTimer& timer, ClientOptions options, ChannelHandler handler,
+             StateCallback onStateChange);
+
   EventLoop& loop_;
   std::shared_ptr<tasks::TaskListener> listener_;
   std::shared_ptr<tasks::TaskMetrics> metrics_;
