@@ -9,7 +9,7 @@
 //   wheelbeat  client: `conns` TcpClients on one EventLoop and one wheel, each request through
 //              Channel::request() with its wheel timeout (--request-timeout-ms, 5 s); server: a
 //              TcpServer whose handler replies with Channel::reply() (R1Server in r1_roles.cpp:
-//              `loops` event loops; this branch has one, see r1ServerSupportsLoops()).
+//              a net::EventLoopGroup of `loops` event loops).
 //   raw-epoll  the floor: the same bytes and the same pipelining on plain sockets, one thread
 //              and one level-triggered epoll per process; each read's answers (or next
 //              requests) leave in one write(). No timer, no timeouts, no allocation per request.
@@ -39,10 +39,6 @@ inline constexpr std::size_t kR1BodyBytes = 64;
 // the flag, the value and what was expected.
 std::vector<R1Case> parseR1Cases(std::string_view text);
 std::vector<int> parseR1Loops(std::string_view text);
-
-// Whether R1Server (r1_roles.cpp) can run `loops` event loops in this build (1 only until
-// net::EventLoopGroup is merged). The driver skips the other wheelbeat cases with a message.
-bool r1ServerSupportsLoops(int loops);
 
 // One case's window, from the driver's snapshots.
 struct R1Measurement {

@@ -10,6 +10,7 @@
 #include "rtt_histogram.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 
@@ -58,16 +59,14 @@ class R1Server {
 public:
   R1Server(const BenchConfig& config, net::ChannelHandler handler)
       : timer_(core::WheelOptions{.tickDuration = std::chrono::milliseconds(config.tickMs)}),
-        loop_("r1-server") {
-    if (!r1ServerSupportsLoops(config.loops.at(0))) {
-      throw std::invalid_argument(fmt::format(
-          "--loops {}: needs net::EventLoopGroup (not in this build)", config.loops.at(0)));
-    }
+        group_(static_cast<std::size_t>(config.loops.at(0))) {
     timer_.start();
     net::ServerOptions o;
     o.listen = net::Endpoint{listenAddress(0), 0};
     o.backlog = 4096;  // 1 000 clients connect at once (as H1's server)
-    server_ = std::make_unique<net::TcpServer>(loop_, timer_, o, std::move(handler));
+    // A group of 1 is the single-loop server (no hand-over); with more, loop 0 accepts and
+    // hands connection k to loop k mod n.
+    server_ = std::make_unique<net::TcpServer>(group_, timer_, o, std::move(handler));
   }
 
   std::uint16_t listen() { return server_->listen(); }
@@ -77,14 +76,14 @@ public:
   // Closes every channel, then stops the loop(s) and the wheel. True when all went cleanly.
   bool stop() {
     server_->stop();
-    const int rc = loop_.stop();
+    const int rc = group_.stop();
     timer_.stop();
     return rc == 0;
   }
 
 private:
   core::HashedWheelTimer timer_;
-  net::EventLoop loop_;
+  net::EventLoopGroup group_;
   std::unique_ptr<net::TcpServer> server_;
 };
 
@@ -245,8 +244,6 @@ private:
 };
 
 }  // namespace
-
-bool r1ServerSupportsLoops(int loops) { return loops == 1; }
 
 int r1ServerMain(const BenchConfig& config) {
   raiseNofile(kServerReservedFds + 1);
