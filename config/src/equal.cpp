@@ -25,9 +25,9 @@ bool same(const tasks::PhiOptions& a, const tasks::PhiOptions& b) {
 }
 
 bool same(const tasks::HeartbeatOptions& a, const tasks::HeartbeatOptions& b) {
-  return std::tie(a.heartbeat, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
-             std::tie(b.heartbeat, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
-         same(a.reconnectBackoff, b.reconnectBackoff) && same(a.phi, b.phi);
+  return std::tie(a.interval, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
+             std::tie(b.interval, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
+         same(a.reconnect, b.reconnect) && same(a.phi, b.phi);
 }
 
 bool same(const std::map<std::string, tasks::RetryOptions>& a,

@@ -56,10 +56,10 @@ Json phiJson(const tasks::PhiOptions& o) {
 }
 
 Json heartbeatJson(const tasks::HeartbeatOptions& o) {
-  return Json{{"interval", durationJson(o.heartbeat)},
+  return Json{{"interval", durationJson(o.interval)},
               {"idle_timeout", durationJson(o.idleTimeout)},
               {"close_timeout", durationJson(o.closeTimeout)},
-              {"reconnect", policyJson(o.reconnectBackoff)},
+              {"reconnect", policyJson(o.reconnect)},
               {"seed", o.seed},
               {"detector", tasks::detectorKindName(o.detector)},
               {"phi", phiJson(o.phi)}};

@@ -79,7 +79,7 @@ ChannelCore::ChannelCore(const ChannelConfig& config)
       id_(nextChannelId.fetch_add(1, std::memory_order_relaxed)),
       detector_(config.heartbeat.detector == tasks::DetectorKind::Phi
                     ? std::make_unique<tasks::PhiAccrualDetector>(config.heartbeat.phi,
-                                                                  config.heartbeat.heartbeat)
+                                                                  config.heartbeat.interval)
                     : nullptr),
       metrics_(config.metrics ? config.metrics : processChannelMetrics()) {
   stampBoth();

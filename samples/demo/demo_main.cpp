@@ -54,7 +54,7 @@ demo::DemoOptions configure(const Args& args, const char* argv0) {
   o.heartbeat = client.heartbeat;
   o.idleTimeout = client.idleTimeout;
   o.closeTimeout = cfg.server.heartbeat.resolved().closeTimeout;
-  o.reconnectMax = client.reconnectBackoff.maxDelay;
+  o.reconnectMax = client.reconnect.maxDelay;
   o.registryRetry = cfg.failback.registryRetry.maxDelay;
   o.session = cfg.registry.session;
   o.shutdownGrace = cfg.server.shutdownGrace;

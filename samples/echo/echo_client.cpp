@@ -299,7 +299,7 @@ int run(const Args& args) {
   net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr, stats->tasks);
   const auto hb = cfg.client.heartbeat.resolved();
   samples::info("echo_client: to {} (heartbeat {}, half-open after {} read idle)",
-                samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
+                samples::endpointText(cfg.client.server), samples::human(hb.interval),
                 samples::human(hb.idleTimeout));
   client.start();
   samples::SampleMetrics metrics;

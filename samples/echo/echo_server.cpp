@@ -99,7 +99,7 @@ std::string providerUrl(const wheelbeat::config::Config& cfg, const samples::ech
   wheelbeat::registry::ServiceOptions service = samples::echo::serviceOf(f);
   service.timeout = std::chrono::milliseconds(kAdvisedTimeoutMs);
   return wheelbeat::registry::providerUrl(service, {any ? "127.0.0.1" : host, port},
-                                          cfg.server.heartbeat.heartbeat);
+                                          cfg.server.heartbeat.interval);
 }
 
 // connections open, accepted, idle closes, protocol errors (every kind).

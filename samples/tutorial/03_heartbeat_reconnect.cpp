@@ -29,9 +29,9 @@ namespace {
 
 tasks::HeartbeatOptions quickHeartbeat() {
   tasks::HeartbeatOptions hb;
-  hb.heartbeat = 200ms;                      // idle timeout: 3 x 200 ms (the default rule)
-  hb.reconnectBackoff.initialDelay = 100ms;  // then x1.6 with +-20 % jitter, at most 400 ms
-  hb.reconnectBackoff.maxDelay = 400ms;
+  hb.interval = 200ms;                      // idle timeout: 3 x 200 ms (the default rule)
+  hb.reconnect.initialDelay = 100ms;  // then x1.6 with +-20 % jitter, at most 400 ms
+  hb.reconnect.maxDelay = 400ms;
   return hb;
 }
 

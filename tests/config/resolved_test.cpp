@@ -46,7 +46,7 @@ TEST_CASE("resolved: the wheel's tick floor and power-of-two slots") {
 TEST_CASE("resolved: zeros meaning none or unlimited stay 0") {
   const Config r = resolved(Config{});
   CHECK(r.server.maxConnections == 0);
-  CHECK(r.heartbeat.reconnectBackoff.deadline == 0s);
+  CHECK(r.heartbeat.reconnect.deadline == 0s);
   CHECK(r.loop.maxPartialBytes == Config{}.loop.maxPartialBytes);
 }
 

@@ -69,7 +69,7 @@ net::ClientOptions clientOptions(const BenchConfig& config) {
   net::ClientOptions o;
   o.server =
       net::Endpoint{listenAddress(config.procIndex), static_cast<std::uint16_t>(config.port)};
-  o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
+  o.heartbeat.interval = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
   return o;
 }
 

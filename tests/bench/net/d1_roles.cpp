@@ -186,8 +186,8 @@ struct D1Client {
     o.heartbeat = d1Heartbeat(config, groups[g]);
     // How fast a torn-down client gets back between trials; detection does not depend on it.
     o.connectTimeout = 1s;
-    o.heartbeat.reconnectBackoff.initialDelay = 250ms;
-    o.heartbeat.reconnectBackoff.maxDelay = 2s;
+    o.heartbeat.reconnect.initialDelay = 250ms;
+    o.heartbeat.reconnect.maxDelay = 2s;
     return o;
   }
 
@@ -328,7 +328,7 @@ DetectorGroup parsePhiExtra(std::string_view text) {
 
 tasks::HeartbeatOptions d1Heartbeat(const BenchConfig& config, const DetectorGroup& group) {
   tasks::HeartbeatOptions o;
-  o.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle and close: 3 ×
+  o.interval = std::chrono::milliseconds(config.heartbeatMs);  // idle and close: 3 ×
   o.detector = group.kind;
   o.phi.threshold = group.threshold;
   o.phi.acceptablePause = std::chrono::milliseconds(group.acceptablePauseMs);

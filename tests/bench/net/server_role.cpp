@@ -49,7 +49,7 @@ net::ServerOptions serverOptions(const BenchConfig& config, int index) {
   // Thousands of clients connect at once: a production server facing a fleet sets the backlog
   // up to the kernel's somaxconn (4096 here), as Netty users set SO_BACKLOG.
   o.backlog = 4096;
-  o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);
+  o.heartbeat.interval = std::chrono::milliseconds(config.heartbeatMs);
   return o;
 }
 

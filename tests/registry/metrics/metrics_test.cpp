@@ -94,7 +94,7 @@ void withLiveScrape(const std::function<void(const std::string&, const MetricsWr
   consumerReg->start();
   DirectoryOptions options;
   options.client = clientOptions(1);
-  options.client.heartbeat.heartbeat = 1s;  // fewer reconnects on a slow (sanitized) run
+  options.client.heartbeat.interval = 1s;  // fewer reconnects on a slow (sanitized) run
   options.minHeartbeat = 50ms;
   options.metrics = tasks;
   Directory directory(env.loop, env.timer, *consumerReg, kService, options);

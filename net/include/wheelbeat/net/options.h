@@ -75,7 +75,7 @@ struct ClientOptions {
   std::chrono::nanoseconds connectTimeout = std::chrono::seconds(3);
   CodecOptions codec{};
   std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
-  // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnectBackoff, seed).
+  // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnect, seed).
   tasks::HeartbeatOptions heartbeat{};
   // Where its channel counts (channel_metrics.h); null = processChannelMetrics(). Not parsed
   // from JSON (config/): set by code.

@@ -1,6 +1,6 @@
 // TcpClient: one connection to a server that keeps itself alive. A HeartbeatTimerTask and a
 // ReconnectTimerTask on the shared wheel watch the client's channel: heartbeats when the
-// connection is idle, and a reconnect (backoff with jitter from heartbeat.reconnectBackoff) when
+// connection is idle, and a reconnect (backoff with jitter from heartbeat.reconnect) when
 // it is down or read-idle beyond idleTimeout (half-open). The channel (channel()) is one stable
 // object across reconnects: each (re)connect swaps the socket underneath it.
 //

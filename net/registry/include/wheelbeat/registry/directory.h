@@ -47,7 +47,7 @@ namespace wheelbeat::registry {
 
 struct DirectoryOptions {
   // Every provider's client: heartbeat, reconnect backoff, connect timeout, limits. `server` is
-  // replaced by the provider's address, heartbeat.heartbeat by its `heartbeat` parameter.
+  // replaced by the provider's address, heartbeat.interval by its `heartbeat` parameter.
   net::ClientOptions client{};
   bool emptyProtection = true;
   // How long calls in flight to a provider that left may still finish before its client closes
