@@ -61,14 +61,14 @@ bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b
 bool same(const net::ServerOptions& a, const net::ServerOptions& b) {
   return std::tie(a.listen, a.backlog, a.maxConnections, a.shutdownGrace) ==
              std::tie(b.listen, b.backlog, b.maxConnections, b.shutdownGrace) &&
-         std::tie(a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
-             std::tie(b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
+         std::tie(a.codec.maxBody, a.maxSendQueue) ==
+             std::tie(b.codec.maxBody, b.maxSendQueue) &&
          same(a.heartbeat, b.heartbeat);
 }
 
 bool same(const net::ClientOptions& a, const net::ClientOptions& b) {
-  return std::tie(a.server, a.connectTimeout, a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
-             std::tie(b.server, b.connectTimeout, b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
+  return std::tie(a.server, a.connectTimeout, a.codec.maxBody, a.maxSendQueue) ==
+             std::tie(b.server, b.connectTimeout, b.codec.maxBody, b.maxSendQueue) &&
          same(a.heartbeat, b.heartbeat);
 }
 

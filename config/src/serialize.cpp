@@ -90,13 +90,13 @@ Json netJson(const Config& c) {
                 {"backlog", c.server.backlog},
                 {"max_connections", c.server.maxConnections},
                 {"shutdown_grace", durationJson(c.server.shutdownGrace)},
-                {"max_body", c.server.codec.maxBodyBytes},
-                {"max_send_queue", c.server.maxSendQueueBytes}}},
+                {"max_body", c.server.codec.maxBody},
+                {"max_send_queue", c.server.maxSendQueue}}},
               {"client",
                {{"server", detail::formatEndpoint(c.client.server)},
                 {"connect_timeout", durationJson(c.client.connectTimeout)},
-                {"max_body", c.client.codec.maxBodyBytes},
-                {"max_send_queue", c.client.maxSendQueueBytes}}}};
+                {"max_body", c.client.codec.maxBody},
+                {"max_send_queue", c.client.maxSendQueue}}}};
 }
 
 Json serviceJson(const registry::ServiceOptions& o) {

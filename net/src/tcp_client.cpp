@@ -338,7 +338,7 @@ TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptio
                      std::shared_ptr<tasks::TaskMetrics> metrics)
     : loop_(loop), listener_(std::move(listener)), metrics_(std::move(metrics)) {
   validate(options);
-  const std::size_t maxQueue = options.maxSendQueueBytes;
+  const std::size_t maxQueue = options.maxSendQueue;
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{

@@ -135,7 +135,7 @@ void ServerCore::accept() noexcept {
                          timer_,
                          handler_,
                          options_.codec,
-                         options_.maxSendQueueBytes,
+                         options_.maxSendQueue,
                          options_.heartbeat,
                          options_.metrics};
     auto channel = std::make_shared<ServerChannel>(config, shared_from_this());

@@ -34,7 +34,7 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"0.0.0.0", 20880});
   CHECK(c.server.maxConnections == 0);  // unlimited
   CHECK(c.client.connectTimeout == 3s);
-  CHECK(c.client.codec.maxBodyBytes == 8u << 20);
+  CHECK(c.client.codec.maxBody == 8u << 20);
 }
 
 TEST_CASE(
@@ -149,7 +149,7 @@ TEST_CASE("defaults: boundary values are accepted") {
   CHECK(c.loop.maxPartialBytes == 18446744073709551615u);
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"::", 0});
   CHECK(c.server.maxConnections == 18446744073709551615u);
-  CHECK(c.client.maxSendQueueBytes == 17);
+  CHECK(c.client.maxSendQueue == 17);
 }
 
 TEST_CASE("defaults: 0 is accepted where it means unlimited") {

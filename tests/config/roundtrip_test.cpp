@@ -47,12 +47,12 @@ Config everythingChanged() {
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
   c.server.maxConnections = 1000;
-  c.server.codec.maxBodyBytes = 1000;
-  c.server.maxSendQueueBytes = 1016;
+  c.server.codec.maxBody = 1000;
+  c.server.maxSendQueue = 1016;
   c.client.server = {"example.org", 1};
   c.client.connectTimeout = 1500ms;
-  c.client.codec.maxBodyBytes = 2000;
-  c.client.maxSendQueueBytes = 5000;
+  c.client.codec.maxBody = 2000;
+  c.client.maxSendQueue = 5000;
   c.server.heartbeat = c.heartbeat;
   c.client.heartbeat = c.heartbeat;
   c.service = {.interface = "org.example.Greeter",
@@ -203,14 +203,14 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.server.listen.host = "x"; },
       [](Config& c) { c.server.backlog = 1; },
       [](Config& c) { c.server.maxConnections = 1; },
-      [](Config& c) { c.server.codec.maxBodyBytes = 1; },
-      [](Config& c) { c.server.maxSendQueueBytes = 1; },
+      [](Config& c) { c.server.codec.maxBody = 1; },
+      [](Config& c) { c.server.maxSendQueue = 1; },
       [](Config& c) { c.server.heartbeat.seed = 1; },
       [](Config& c) { c.server.heartbeat.phi.window = 1; },
       [](Config& c) { c.client.server.port = 1; },
       [](Config& c) { c.client.connectTimeout = 1s; },
-      [](Config& c) { c.client.codec.maxBodyBytes = 1; },
-      [](Config& c) { c.client.maxSendQueueBytes = 1; },
+      [](Config& c) { c.client.codec.maxBody = 1; },
+      [](Config& c) { c.client.maxSendQueue = 1; },
       [](Config& c) { c.client.heartbeat.seed = 1; },
       [](Config& c) { c.client.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
       [](Config& c) { c.service.interface = "x"; },
