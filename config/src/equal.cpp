@@ -1,5 +1,6 @@
 // Config equality, field by field: the option structs of the other layers have no operator==
-// (registry::ServiceOptions excepted).
+// (registry::ServiceOptions excepted). Only what the loader reads is compared: the observers set
+// by code (ServerOptions/ClientOptions::metrics, taskListener, taskMetrics) are not.
 #include <wheelbeat/config/config.h>
 
 #include <tuple>
@@ -61,8 +62,7 @@ bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b
 bool same(const net::ServerOptions& a, const net::ServerOptions& b) {
   return std::tie(a.listen, a.backlog, a.maxConnections, a.shutdownGrace) ==
              std::tie(b.listen, b.backlog, b.maxConnections, b.shutdownGrace) &&
-         std::tie(a.codec.maxBody, a.maxSendQueue) ==
-             std::tie(b.codec.maxBody, b.maxSendQueue) &&
+         std::tie(a.codec.maxBody, a.maxSendQueue) == std::tie(b.codec.maxBody, b.maxSendQueue) &&
          same(a.heartbeat, b.heartbeat);
 }
 

@@ -333,10 +333,8 @@ void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
 // TcpClient
 
 TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
-                     ChannelHandler handler, StateCallback onStateChange,
-                     std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics)
-    : loop_(loop), listener_(std::move(listener)), metrics_(std::move(metrics)) {
+                     ChannelHandler handler, StateCallback onStateChange)
+    : loop_(loop), listener_(options.taskListener), metrics_(options.taskMetrics) {
   validate(options);
   const std::size_t maxQueue = options.maxSendQueue;
   const CodecOptions codec = options.codec;

@@ -276,10 +276,12 @@ void ServerCore::waitStopped() {
 // TcpServer
 
 TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
-                     ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics)
+                     ChannelHandler handler)
     : loop_(loop) {
   validate(options);
+  // Copied out first: `options` moves into the core in the same call.
+  std::shared_ptr<tasks::TaskListener> listener = options.taskListener;
+  std::shared_ptr<tasks::TaskMetrics> metrics = options.taskMetrics;
   core_ = std::make_shared<detail::ServerCore>(loop, timer, std::move(options), std::move(handler),
                                                std::move(listener), std::move(metrics));
 }

@@ -155,7 +155,7 @@ int runConsumer(NodeContext& node) {
   options.failback = node.cfg.failback;
   options.callTimeout = 2 * node.cfg.client.heartbeat.interval;
   auto metrics = std::make_shared<tasks::TaskMetrics>();
-  options.directory.metrics = metrics;
+  options.directory.client.taskMetrics = metrics;
   GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
   auto collected =

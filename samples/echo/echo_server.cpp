@@ -148,7 +148,9 @@ int run(const Args& args) {
   net::EventLoop loop("echo-server", cfg.loop);
   auto taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   const auto& channelMetrics = net::processChannelMetrics();
-  net::TcpServer server(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
+  net::ServerOptions serverOptions = cfg.server;
+  serverOptions.taskMetrics = taskMetrics;
+  net::TcpServer server(loop, timer, serverOptions, echoHandler());
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
   samples::info("echo_server: listening on {} (closes channels idle beyond {})",

@@ -1,12 +1,15 @@
 // toJson(): every key written, and loadString(toJson(c)) == c.
 #include "helpers.h"
 
+#include <wheelbeat/net/channel_metrics.h>
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <set>
 
 using namespace std::chrono_literals;
@@ -228,6 +231,18 @@ TEST_CASE("round trip: equality sees a change in any single field") {
     changes[i](c);
     CHECK_FALSE(c == Config{});
   }
+}
+
+TEST_CASE("round trip: the observers set by code are neither compared nor written") {
+  Config c;
+  c.server.metrics = std::make_shared<wheelbeat::net::ChannelMetrics>();
+  c.server.taskListener = std::make_shared<wheelbeat::tasks::TaskListener>();
+  c.server.taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  c.client.metrics = std::make_shared<wheelbeat::net::ChannelMetrics>();
+  c.client.taskListener = std::make_shared<wheelbeat::tasks::TaskListener>();
+  c.client.taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  CHECK(c == Config{});
+  CHECK(toJson(c) == toJson(Config{}));
 }
 
 }  // TEST_SUITE("config")

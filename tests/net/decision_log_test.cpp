@@ -129,7 +129,9 @@ TEST_CASE("decision log: heartbeats sent and answered with their RTT") {
     Env env;
     TcpServer srv(env.loop, env.timer, serverOptions(), ChannelHandler{});
     port = srv.listen();
-    TcpClient cli(env.loop, env.timer, clientOptions(port), {}, {}, nullptr, metrics);
+    ClientOptions options = clientOptions(port);
+    options.taskMetrics = metrics;
+    TcpClient cli(env.loop, env.timer, options);
     cli.start();
     REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
     cli.close();

@@ -117,7 +117,7 @@ TEST_CASE("heartbeat options: edge values are valid") {
   o.interval = 1ns;
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
   o.interval = 60s;
-  o.idleTimeout = 120s;  // exactly 2 * heartbeat
+  o.idleTimeout = 120s;  // exactly 2 * interval
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
   o.closeTimeout = 1ns;
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));

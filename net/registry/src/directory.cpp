@@ -281,8 +281,7 @@ private:
         std::make_shared<std::string>()};
     try {
       entry.client = std::make_shared<net::TcpClient>(loop_, timer_, options, wrap(url),
-                                                      onStateChange(url, entry.why),
-                                                      options_.listener, options_.metrics);
+                                                      onStateChange(url, entry.why));
     } catch (const std::exception& e) {
       core::log(core::LogLevel::Warn, "directory {}: provider {}: {}", service_, url, e.what());
       std::lock_guard lock(mutex_);

@@ -114,9 +114,11 @@ struct ClientProcess {
     for (int started = 0; started < config.conns;) {
       const int n = std::min(kBatch, config.conns - started);
       for (int i = 0; i < n; ++i) {
+        net::ClientOptions options = clientOptions(config);
+        options.taskListener = listener;
+        options.taskMetrics = metrics;
         clients.push_back(std::make_unique<net::TcpClient>(
-            loop, timer, clientOptions(config), failureRecorder(counters), countingState(counters),
-            listener, metrics));
+            loop, timer, options, failureRecorder(counters), countingState(counters)));
         clients.back()->start();
       }
       started += n;

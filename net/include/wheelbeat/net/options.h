@@ -68,6 +68,10 @@ struct ServerOptions {
   // Where its channels count (channel_metrics.h); null = processChannelMetrics(). Not parsed
   // from JSON (config/): set by code.
   std::shared_ptr<ChannelMetrics> metrics{};
+  // Observe the close-idle tasks of its channels (task_listener.h); each may be null and may be
+  // shared with other servers and clients. Not parsed from JSON (config/): set by code.
+  std::shared_ptr<tasks::TaskListener> taskListener{};
+  std::shared_ptr<tasks::TaskMetrics> taskMetrics{};
 };
 
 struct ClientOptions {
@@ -82,6 +86,10 @@ struct ClientOptions {
   // Where its channel counts (channel_metrics.h); null = processChannelMetrics(). Not parsed
   // from JSON (config/): set by code.
   std::shared_ptr<ChannelMetrics> metrics{};
+  // Observe its heartbeat and reconnect tasks (task_listener.h); each may be null and may be
+  // shared with other clients and servers. Not parsed from JSON (config/): set by code.
+  std::shared_ptr<tasks::TaskListener> taskListener{};
+  std::shared_ptr<tasks::TaskMetrics> taskMetrics{};
 };
 
 // Each throws std::invalid_argument naming the first bad field, its value and the expectation,

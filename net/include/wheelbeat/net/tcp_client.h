@@ -83,12 +83,10 @@ public:
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
   // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
-  // The loop and the timer must outlive the client. `listener`/`metrics` observe its heartbeat and
-  // reconnect tasks.
+  // The loop and the timer must outlive the client. options.taskListener / taskMetrics observe its
+  // heartbeat and reconnect tasks.
   TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
-            ChannelHandler handler = {}, StateCallback onStateChange = {},
-            std::shared_ptr<tasks::TaskListener> listener = nullptr,
-            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+            ChannelHandler handler = {}, StateCallback onStateChange = {});
   // close().
   ~TcpClient();
 
