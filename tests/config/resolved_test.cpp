@@ -18,7 +18,7 @@ TEST_SUITE("config") {
 TEST_CASE("resolved: idle_timeout 0 is 3 x interval and close_timeout 0 is idle_timeout") {
   const Config r = resolved(loadString(R"({"heartbeat":{"interval":"1.5s"}})"));
   for (const auto* hb : {&r.heartbeat, &r.server.heartbeat, &r.client.heartbeat}) {
-    CHECK(hb->heartbeat == 1500ms);
+    CHECK(hb->interval == 1500ms);
     CHECK(hb->idleTimeout == 4500ms);
     CHECK(hb->closeTimeout == 4500ms);
     CHECK(hb->seed == 0);  // 0 = a random seed per task: a rule, kept
