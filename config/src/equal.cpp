@@ -1,5 +1,6 @@
 // Config equality, field by field: the option structs of the other layers have no operator==
-// (registry::ServiceOptions excepted).
+// (registry::ServiceOptions excepted). Only what the loader reads is compared: the observers set
+// by code (ServerOptions/ClientOptions::metrics, taskListener, taskMetrics) are not.
 #include <wheelbeat/config/config.h>
 
 #include <tuple>
@@ -25,9 +26,9 @@ bool same(const tasks::PhiOptions& a, const tasks::PhiOptions& b) {
 }
 
 bool same(const tasks::HeartbeatOptions& a, const tasks::HeartbeatOptions& b) {
-  return std::tie(a.heartbeat, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
-             std::tie(b.heartbeat, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
-         same(a.reconnectBackoff, b.reconnectBackoff) && same(a.phi, b.phi);
+  return std::tie(a.interval, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
+             std::tie(b.interval, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
+         same(a.reconnect, b.reconnect) && same(a.phi, b.phi);
 }
 
 bool same(const std::map<std::string, tasks::RetryOptions>& a,
@@ -61,14 +62,13 @@ bool same(const registry::RegistryOptions& a, const registry::RegistryOptions& b
 bool same(const net::ServerOptions& a, const net::ServerOptions& b) {
   return std::tie(a.listen, a.backlog, a.maxConnections, a.shutdownGrace) ==
              std::tie(b.listen, b.backlog, b.maxConnections, b.shutdownGrace) &&
-         std::tie(a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
-             std::tie(b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
+         std::tie(a.codec.maxBody, a.maxSendQueue) == std::tie(b.codec.maxBody, b.maxSendQueue) &&
          same(a.heartbeat, b.heartbeat);
 }
 
 bool same(const net::ClientOptions& a, const net::ClientOptions& b) {
-  return std::tie(a.server, a.connectTimeout, a.codec.maxBodyBytes, a.maxSendQueueBytes) ==
-             std::tie(b.server, b.connectTimeout, b.codec.maxBodyBytes, b.maxSendQueueBytes) &&
+  return std::tie(a.server, a.connectTimeout, a.codec.maxBody, a.maxSendQueue) ==
+             std::tie(b.server, b.connectTimeout, b.codec.maxBody, b.maxSendQueue) &&
          same(a.heartbeat, b.heartbeat);
 }
 

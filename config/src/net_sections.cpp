@@ -72,11 +72,11 @@ constexpr std::array<RegistryField, 4> kRegistryFields{{
 // max_body and max_send_queue, shared by server and client.
 template <typename O>
 bool readMaxBody(Errors& e, const Json& v, const std::string& p, O& o) {
-  return readSize(e, v, p, o.codec.maxBodyBytes, 1, kMaxBody, "an integer in 1..2147483647");
+  return readSize(e, v, p, o.codec.maxBody, 1, kMaxBody, "an integer in 1..2147483647");
 }
 template <typename O>
 bool readMaxSendQueue(Errors& e, const Json& v, const std::string& p, O& o) {
-  return readSize(e, v, p, o.maxSendQueueBytes, 1, kMaxSize, "an integer >= 1 (bytes)");
+  return readSize(e, v, p, o.maxSendQueue, 1, kMaxSize, "an integer >= 1 (bytes)");
 }
 
 using ServerField = Field<net::ServerOptions>;
@@ -117,13 +117,12 @@ constexpr std::array<ClientField, 4> kClientFields{{
 // One largest frame (body + header) must fit an empty send queue.
 template <typename O>
 void checkSendQueue(Errors& errors, const std::string& pointer, const Seen& seen, const O& o) {
-  if (o.maxSendQueueBytes >= o.codec.maxBodyBytes + kHeaderBytes) return;
+  if (o.maxSendQueue >= o.codec.maxBody + kHeaderBytes) return;
   blame(
       errors, pointer, seen,
-      {"max_send_queue", fmt::format(">= max_body + 16 = {}", o.codec.maxBodyBytes + kHeaderBytes)},
-      {"max_body",
-       fmt::format("<= max_send_queue - 16 = {}",
-                   o.maxSendQueueBytes < kHeaderBytes ? 0 : o.maxSendQueueBytes - kHeaderBytes)});
+      {"max_send_queue", fmt::format(">= max_body + 16 = {}", o.codec.maxBody + kHeaderBytes)},
+      {"max_body", fmt::format("<= max_send_queue - 16 = {}",
+                               o.maxSendQueue < kHeaderBytes ? 0 : o.maxSendQueue - kHeaderBytes)});
 }
 
 template <typename O>

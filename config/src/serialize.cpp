@@ -56,10 +56,10 @@ Json phiJson(const tasks::PhiOptions& o) {
 }
 
 Json heartbeatJson(const tasks::HeartbeatOptions& o) {
-  return Json{{"interval", durationJson(o.heartbeat)},
+  return Json{{"interval", durationJson(o.interval)},
               {"idle_timeout", durationJson(o.idleTimeout)},
               {"close_timeout", durationJson(o.closeTimeout)},
-              {"reconnect", policyJson(o.reconnectBackoff)},
+              {"reconnect", policyJson(o.reconnect)},
               {"seed", o.seed},
               {"detector", tasks::detectorKindName(o.detector)},
               {"phi", phiJson(o.phi)}};
@@ -91,13 +91,13 @@ Json netJson(const Config& c) {
         {"backlog", c.server.backlog},
         {"max_connections", c.server.maxConnections},
         {"shutdown_grace", durationJson(c.server.shutdownGrace)},
-        {"max_body", c.server.codec.maxBodyBytes},
-        {"max_send_queue", c.server.maxSendQueueBytes}}},
+        {"max_body", c.server.codec.maxBody},
+        {"max_send_queue", c.server.maxSendQueue}}},
       {"client",
        {{"server", detail::formatEndpoint(c.client.server)},
         {"connect_timeout", durationJson(c.client.connectTimeout)},
-        {"max_body", c.client.codec.maxBodyBytes},
-        {"max_send_queue", c.client.maxSendQueueBytes}}}};
+        {"max_body", c.client.codec.maxBody},
+        {"max_send_queue", c.client.maxSendQueue}}}};
 }
 
 Json serviceJson(const registry::ServiceOptions& o) {

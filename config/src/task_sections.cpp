@@ -60,7 +60,7 @@ using HeartbeatField = Field<In<HeartbeatOptions>>;
 constexpr std::array<HeartbeatField, 7> kHeartbeatFields{{
     {"interval",
      [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
-       return readPositiveDuration(e, v, p, t.out.heartbeat);
+       return readPositiveDuration(e, v, p, t.out.interval);
      }},
     {"idle_timeout",
      [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
@@ -72,7 +72,7 @@ constexpr std::array<HeartbeatField, 7> kHeartbeatFields{{
      }},
     {"reconnect",
      [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
-       return readPolicyValue(e, v, p, t.policies, t.out.reconnectBackoff);
+       return readPolicyValue(e, v, p, t.policies, t.out.reconnect);
      },
      &policyKeys},
     {"seed",
@@ -128,10 +128,10 @@ bool readHeartbeat(Errors& errors, const Json& value, const std::string& pointer
   }
   const HeartbeatOptions& o = in.out;
   // 0 means 3 × interval; otherwise one heartbeat and its answer must fit in before it.
-  if (o.idleTimeout != nanoseconds(0) && o.idleTimeout < twice(o.heartbeat)) {
+  if (o.idleTimeout != nanoseconds(0) && o.idleTimeout < twice(o.interval)) {
     blame(errors, pointer, seen,
           {"idle_timeout",
-           fmt::format("0 or >= 2 * interval = {}", formatDuration(twice(o.heartbeat)))},
+           fmt::format("0 or >= 2 * interval = {}", formatDuration(twice(o.interval)))},
           {"interval", fmt::format("<= idle_timeout / 2 = {}", formatDuration(o.idleTimeout / 2))});
   }
   return errors.size() == before;

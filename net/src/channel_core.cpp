@@ -75,11 +75,11 @@ ChannelCore::ChannelCore(const ChannelConfig& config)
       timer_(config.timer),
       handler_(config.handler),
       codec_(config.codec),
-      maxSendQueueBytes_(config.maxSendQueueBytes),
+      maxSendQueueBytes_(config.maxSendQueue),
       id_(nextChannelId.fetch_add(1, std::memory_order_relaxed)),
       detector_(config.heartbeat.detector == tasks::DetectorKind::Phi
                     ? std::make_unique<tasks::PhiAccrualDetector>(config.heartbeat.phi,
-                                                                  config.heartbeat.heartbeat)
+                                                                  config.heartbeat.interval)
                     : nullptr),
       metrics_(config.metrics ? config.metrics : processChannelMetrics()) {
   stampBoth();
@@ -150,9 +150,9 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
 
 SendResult ChannelCore::send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
                              std::string_view body) {
-  if (body.size() > codec_.maxBodyBytes) return SendResult::BodyTooLarge;
+  if (body.size() > codec_.maxBody) return SendResult::BodyTooLarge;
   const SendResult r = enqueue(kHeaderSize + body.size(), [&](std::string& out) {
-    encodeFrame(out, flags, status, id, body, codec_.maxBodyBytes);
+    encodeFrame(out, flags, status, id, body, codec_.maxBody);
   });
   if ((flags & (flag::kRequest | flag::kEvent)) == 0) answeredOne();
   return r;
@@ -187,7 +187,7 @@ void ChannelCore::sendHeartbeat() {
 RequestResult ChannelCore::request(std::string_view body, std::chrono::nanoseconds timeout,
                                    ResponseCallback done, std::uint8_t serialization) {
   if (!isConnected()) return {SendResult::NotConnected, 0};
-  if (body.size() > codec_.maxBodyBytes) return {SendResult::BodyTooLarge, 0};
+  if (body.size() > codec_.maxBody) return {SendResult::BodyTooLarge, 0};
   auto pending = tracker(true);
   const std::uint64_t reqId = pending->add(std::move(done), timeout);
   const auto flags = static_cast<std::uint8_t>(flag::kRequest | flag::kTwoWay |

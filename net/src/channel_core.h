@@ -32,7 +32,7 @@ struct ChannelConfig {
   core::HashedWheelTimer& timer;
   std::shared_ptr<const ChannelHandler> handler;
   CodecOptions codec;
-  std::size_t maxSendQueueBytes;
+  std::size_t maxSendQueue;
   // The channel keeps a φ-accrual detector when heartbeat.detector is Phi (read in the
   // constructor only).
   const tasks::HeartbeatOptions& heartbeat;

@@ -35,15 +35,13 @@ void storeBig(char* out, std::uint64_t value, std::size_t width) noexcept {
   }
 }
 
-std::size_t effectiveLimit(std::size_t maxBodyBytes) noexcept {
-  return std::min(maxBodyBytes, kMaxWireBody);
-}
+std::size_t effectiveLimit(std::size_t maxBody) noexcept { return std::min(maxBody, kMaxWireBody); }
 
 }  // namespace
 
 void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std::uint64_t id,
-                 std::string_view body, std::size_t maxBodyBytes) {
-  const std::size_t limit = effectiveLimit(maxBodyBytes);
+                 std::string_view body, std::size_t maxBody) {
+  const std::size_t limit = effectiveLimit(maxBody);
   if (body.size() > limit) {
     throw std::invalid_argument(
         fmt::format("encodeFrame: body length {} (expected: <= {})", body.size(), limit));
@@ -118,7 +116,7 @@ struct FrameDecoder::Header {
 };
 
 FrameDecoder::FrameDecoder(CodecOptions options, PartialFrameBudget* budget)
-    : options_(options), maxBody_(effectiveLimit(options.maxBodyBytes)), budget_(budget) {}
+    : options_(options), maxBody_(effectiveLimit(options.maxBody)), budget_(budget) {}
 
 FrameDecoder::~FrameDecoder() {
   if (budget_ != nullptr) budget_->release(charged_);

@@ -24,15 +24,15 @@ void checkEndpoint(const Endpoint& e, bool server, std::string_view path) {
 
 void checkCodec(const CodecOptions& o, std::string_view path) {
   constexpr std::size_t kMax = 0x7fffffff;
-  if (o.maxBodyBytes < 1 || o.maxBodyBytes > kMax) {
-    fail(fmt::format("{}.maxBodyBytes", path), std::to_string(o.maxBodyBytes), "1 .. 2147483647");
+  if (o.maxBody < 1 || o.maxBody > kMax) {
+    fail(fmt::format("{}.maxBody", path), std::to_string(o.maxBody), "1 .. 2147483647");
   }
 }
 
 void checkSendQueue(std::size_t queue, const CodecOptions& codec, std::string_view path) {
-  if (queue < codec.maxBodyBytes + 16) {
-    fail(fmt::format("{}.maxSendQueueBytes", path), std::to_string(queue),
-         fmt::format(">= codec.maxBodyBytes + 16 = {}", codec.maxBodyBytes + 16));
+  if (queue < codec.maxBody + 16) {
+    fail(fmt::format("{}.maxSendQueue", path), std::to_string(queue),
+         fmt::format(">= codec.maxBody + 16 = {}", codec.maxBody + 16));
   }
 }
 
@@ -58,7 +58,7 @@ void validate(const ServerOptions& o) {
     fail("ServerOptions.backlog", std::to_string(o.backlog), "1 .. 65535");
   }
   checkCodec(o.codec, "ServerOptions.codec");
-  checkSendQueue(o.maxSendQueueBytes, o.codec, "ServerOptions");
+  checkSendQueue(o.maxSendQueue, o.codec, "ServerOptions");
   if (o.shutdownGrace < std::chrono::nanoseconds(0)) {
     fail("ServerOptions.shutdownGrace", fmt::format("{}", o.shutdownGrace), ">= 0");
   }
@@ -71,7 +71,7 @@ void validate(const ClientOptions& o) {
     fail("ClientOptions.connectTimeout", fmt::format("{}", o.connectTimeout), "> 0");
   }
   checkCodec(o.codec, "ClientOptions.codec");
-  checkSendQueue(o.maxSendQueueBytes, o.codec, "ClientOptions");
+  checkSendQueue(o.maxSendQueue, o.codec, "ClientOptions");
   checkNested(o.heartbeat, "HeartbeatOptions", "ClientOptions.heartbeat");
 }
 

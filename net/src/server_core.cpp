@@ -164,7 +164,7 @@ ChannelConfig ServerCore::channelConfig() const {
                        timer_,
                        handler_,
                        options_.codec,
-                       options_.maxSendQueueBytes,
+                       options_.maxSendQueue,
                        options_.heartbeat,
                        options_.metrics};
 }

@@ -337,10 +337,8 @@ void ClientChannel::streamClosed(Stream& stream, const CloseReason& reason) noex
 // TcpClient
 
 TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
-                     ChannelHandler handler, StateCallback onStateChange,
-                     std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics)
-    : loop_(loop), listener_(std::move(listener)), metrics_(std::move(metrics)) {
+                     ChannelHandler handler, StateCallback onStateChange)
+    : loop_(loop), listener_(options.taskListener), metrics_(options.taskMetrics) {
   validate(options);
   build(timer, std::move(options), std::move(handler), std::move(onStateChange));
 }
@@ -354,18 +352,16 @@ EventLoop& pickLoop(EventLoopGroup& group, const ClientOptions& options) {
 }  // namespace
 
 TcpClient::TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, ClientOptions options,
-                     ChannelHandler handler, StateCallback onStateChange,
-                     std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics)
+                     ChannelHandler handler, StateCallback onStateChange)
     : loop_(pickLoop(group, options)),
-      listener_(std::move(listener)),
-      metrics_(std::move(metrics)) {
+      listener_(options.taskListener),
+      metrics_(options.taskMetrics) {
   build(timer, std::move(options), std::move(handler), std::move(onStateChange));
 }
 
 void TcpClient::build(core::HashedWheelTimer& timer, ClientOptions options, ChannelHandler handler,
                       StateCallback onStateChange) {
-  const std::size_t maxQueue = options.maxSendQueueBytes;
+  const std::size_t maxQueue = options.maxSendQueue;
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
   detail::ChannelConfig config{

@@ -15,25 +15,27 @@ namespace wheelbeat::net {
 // TcpServer
 
 TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
-                     ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics) {
+                     ChannelHandler handler) {
   validate(options);
   loops_.push_back(&loop);
+  // Copied out first: `options` moves into the core in the same call.
+  auto listener = options.taskListener;
+  auto metrics = options.taskMetrics;
   cores_.push_back(std::make_shared<detail::ServerCore>(
       loop, timer, std::move(options), std::make_shared<const ChannelHandler>(std::move(handler)),
       std::move(listener), std::move(metrics), std::make_shared<detail::ServerShared>()));
 }
 
 TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, ServerOptions options,
-                     ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener,
-                     std::shared_ptr<tasks::TaskMetrics> metrics) {
+                     ChannelHandler handler) {
   validate(options);
   auto shared = std::make_shared<detail::ServerShared>();
   auto sharedHandler = std::make_shared<const ChannelHandler>(std::move(handler));
   for (std::size_t i = 0; i < group.size(); ++i) {
     loops_.push_back(&group.at(i));
-    cores_.push_back(std::make_shared<detail::ServerCore>(
-        group.at(i), timer, options, sharedHandler, listener, metrics, shared));
+    cores_.push_back(std::make_shared<detail::ServerCore>(group.at(i), timer, options,
+                                                          sharedHandler, options.taskListener,
+                                                          options.taskMetrics, shared));
   }
   cores_.front()->setPeers({cores_.begin() + 1, cores_.end()});
 }

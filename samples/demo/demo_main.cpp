@@ -51,10 +51,10 @@ demo::DemoOptions configure(const Args& args, const char* argv0) {
   o.nodeBinary = args.node.value_or((self / "wheelbeat_demo_node").string());
   const wheelbeat::config::Config cfg = wheelbeat::config::load(o.configPath);
   const auto client = cfg.client.heartbeat.resolved();
-  o.heartbeat = client.heartbeat;
+  o.heartbeat = client.interval;
   o.idleTimeout = client.idleTimeout;
   o.closeTimeout = cfg.server.heartbeat.resolved().closeTimeout;
-  o.reconnectMax = client.reconnectBackoff.maxDelay;
+  o.reconnectMax = client.reconnect.maxDelay;
   o.registryRetry = cfg.failback.registryRetry.maxDelay;
   o.session = cfg.registry.session;
   o.shutdownGrace = cfg.server.shutdownGrace;

@@ -54,7 +54,7 @@ registry::RegistrySetup registrySetup(const wheelbeat::config::Config& cfg) {
   setup.client = cfg.client;
   setup.failback = cfg.failback;
   // A registry call waits at most two heartbeats: past that the link is suspect anyway.
-  setup.requestTimeout = 2 * cfg.client.heartbeat.heartbeat;
+  setup.requestTimeout = 2 * cfg.client.heartbeat.interval;
   return setup;
 }
 
@@ -153,9 +153,9 @@ int runConsumer(NodeContext& node) {
   samples::rpc::GreeterOptions options;
   options.directory.client = node.cfg.client;
   options.failback = node.cfg.failback;
-  options.callTimeout = 2 * node.cfg.client.heartbeat.heartbeat;
+  options.callTimeout = 2 * node.cfg.client.heartbeat.interval;
   auto metrics = std::make_shared<tasks::TaskMetrics>();
-  options.directory.metrics = metrics;
+  options.directory.client.taskMetrics = metrics;
   GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
   auto collected =

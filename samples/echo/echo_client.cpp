@@ -212,7 +212,7 @@ int runWithRegistry(const wheelbeat::config::Config& cfg, const samples::echo::R
   registry::DirectoryOptions options;
   options.client = cfg.client;
   options.client.metrics = stats->channels;
-  options.metrics = stats->tasks;
+  options.client.taskMetrics = stats->tasks;
   options.protectionWindow = cfg.registry.session;  // providers re-register within a session
   options.accept = [service](std::string_view url) { return registry::matches(service, url); };
   auto followed = std::make_shared<Followed>();
@@ -296,10 +296,11 @@ int run(const Args& args) {
   auto stats = std::make_shared<Stats>();
   net::ClientOptions options = cfg.client;
   options.metrics = stats->channels;
-  net::TcpClient client(loop, timer, options, logHandler(), logStateChange, nullptr, stats->tasks);
+  options.taskMetrics = stats->tasks;
+  net::TcpClient client(loop, timer, options, logHandler(), logStateChange);
   const auto hb = cfg.client.heartbeat.resolved();
   samples::info("echo_client: to {} (heartbeat {}, half-open after {} read idle)",
-                samples::endpointText(cfg.client.server), samples::human(hb.heartbeat),
+                samples::endpointText(cfg.client.server), samples::human(hb.interval),
                 samples::human(hb.idleTimeout));
   client.start();
   samples::SampleMetrics metrics;

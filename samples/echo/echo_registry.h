@@ -190,7 +190,7 @@ inline wheelbeat::registry::RegistrySetup registrySetup(const wheelbeat::config:
   // Registered and subscribed in the background whatever the configuration's `check` says: a
   // registry that is down now is retried until it is up (the tools print when it succeeds).
   setup.failback.check = false;
-  setup.requestTimeout = 2 * cfg.client.heartbeat.heartbeat;
+  setup.requestTimeout = 2 * cfg.client.heartbeat.interval;
   setup.listener = std::make_shared<RetryPrinter>(tool);
   return setup;
 }

@@ -105,7 +105,7 @@ std::string providerUrl(const wheelbeat::config::Config& cfg, const samples::ech
   wheelbeat::registry::ServiceOptions service = samples::echo::serviceOf(f);
   service.timeout = std::chrono::milliseconds(kAdvisedTimeoutMs);
   return wheelbeat::registry::providerUrl(service, {any ? "127.0.0.1" : host, port},
-                                          cfg.server.heartbeat.heartbeat);
+                                          cfg.server.heartbeat.interval);
 }
 
 // connections open, accepted, idle closes, protocol errors (every kind).
@@ -154,11 +154,12 @@ int run(const Args& args) {
   net::EventLoop loop("echo-server", cfg.loop);
   auto taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   const auto& channelMetrics = net::processChannelMetrics();
+  net::ServerOptions serverOptions = cfg.server;
+  serverOptions.taskMetrics = taskMetrics;
   std::optional<net::EventLoopGroup> group;
   if (args.ioThreads) group.emplace(*args.ioThreads, cfg.loop);
-  net::TcpServer server =
-      group ? net::TcpServer(*group, timer, cfg.server, echoHandler(), nullptr, taskMetrics)
-            : net::TcpServer(loop, timer, cfg.server, echoHandler(), nullptr, taskMetrics);
+  net::TcpServer server = group ? net::TcpServer(*group, timer, serverOptions, echoHandler())
+                                : net::TcpServer(loop, timer, serverOptions, echoHandler());
   const std::uint16_t port = server.listen();
   const auto hb = cfg.server.heartbeat.resolved();
   samples::info("echo_server: listening on {} (closes channels idle beyond {}; {} loop{})",

@@ -120,8 +120,8 @@ class GreeterConsumer {
 public:
   using Done = std::function<void(const Reply&)>;
 
-  // `options.directory.metrics` (may be null) observes the heartbeat and reconnect tasks of every
-  // provider link. Throws std::invalid_argument for invalid directory options.
+  // `options.directory.client.taskMetrics` (may be null) observes the heartbeat and reconnect tasks
+  // of every provider link. Throws std::invalid_argument for invalid directory options.
   GreeterConsumer(wheelbeat::net::EventLoop& loop, wheelbeat::core::HashedWheelTimer& timer,
                   GreeterOptions options);
   ~GreeterConsumer();  // close()

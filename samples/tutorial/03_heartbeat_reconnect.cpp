@@ -29,9 +29,9 @@ namespace {
 
 tasks::HeartbeatOptions quickHeartbeat() {
   tasks::HeartbeatOptions hb;
-  hb.heartbeat = 200ms;                      // idle timeout: 3 x 200 ms (the default rule)
-  hb.reconnectBackoff.initialDelay = 100ms;  // then x1.6 with +-20 % jitter, at most 400 ms
-  hb.reconnectBackoff.maxDelay = 400ms;
+  hb.interval = 200ms;                // idle timeout: 3 x 200 ms (the default rule)
+  hb.reconnect.initialDelay = 100ms;  // then x1.6 with +-20 % jitter, at most 400 ms
+  hb.reconnect.maxDelay = 400ms;
   return hb;
 }
 
@@ -74,7 +74,8 @@ int main() {
     if (to == net::ClientState::Connected) ++connects;
   };
   auto metrics = std::make_shared<tasks::TaskMetrics>();
-  net::TcpClient client(loop, timer, options, handler, onState, nullptr, metrics);
+  options.taskMetrics = metrics;
+  net::TcpClient client(loop, timer, options, handler, onState);
   client.start();
 
   // 1. Connected; the link is idle, so heartbeats go out and come back (their round trip).

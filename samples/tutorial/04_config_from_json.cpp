@@ -69,10 +69,10 @@ int main() {
   const config::Config cfg = config::loadString(kDocument);  // throws ConfigErrors if bad
   const auto hb = cfg.client.heartbeat.resolved();           // 0-defaults filled in
   samples::info("tick {}, heartbeat {}, idle timeout {} (3 x heartbeat), close timeout {}",
-                human(cfg.wheel.tickDuration), human(hb.heartbeat), human(hb.idleTimeout),
+                human(cfg.wheel.tickDuration), human(hb.interval), human(hb.idleTimeout),
                 human(cfg.server.heartbeat.resolved().closeTimeout));
   samples::info("reconnect backoff {} .. {}, connect timeout {}, registry {} at {}",
-                human(hb.reconnectBackoff.initialDelay), human(hb.reconnectBackoff.maxDelay),
+                human(hb.reconnect.initialDelay), human(hb.reconnect.maxDelay),
                 human(cfg.client.connectTimeout),
                 wheelbeat::registry::registryKindName(cfg.registry.kind),
                 samples::endpointText(cfg.registry.address));
@@ -84,7 +84,7 @@ int main() {
 
   const bool errorsShown = showErrors();
   const bool works = useIt(cfg);
-  const bool ok = hb.heartbeat == 200ms && hb.idleTimeout == 600ms && errorsShown && works;
+  const bool ok = hb.interval == 200ms && hb.idleTimeout == 600ms && errorsShown && works;
   samples::info("{}", ok ? "04 ok" : "04 FAILED");
   return ok ? 0 : 1;
 }

@@ -30,9 +30,9 @@ namespace {
 
 tasks::HeartbeatOptions quickHeartbeat() {
   tasks::HeartbeatOptions hb;
-  hb.heartbeat = 200ms;
-  hb.reconnectBackoff.initialDelay = 100ms;
-  hb.reconnectBackoff.maxDelay = 400ms;
+  hb.interval = 200ms;
+  hb.reconnect.initialDelay = 100ms;
+  hb.reconnect.maxDelay = 400ms;
   return hb;
 }
 

@@ -30,7 +30,7 @@ nanoseconds saturatingTimes(nanoseconds d, std::int64_t k) noexcept {
 }
 
 nanoseconds effectiveIdle(const HeartbeatOptions& o) noexcept {
-  return o.idleTimeout == nanoseconds(0) ? saturatingTimes(o.heartbeat, 3) : o.idleTimeout;
+  return o.idleTimeout == nanoseconds(0) ? saturatingTimes(o.interval, 3) : o.idleTimeout;
 }
 
 nanoseconds effectiveClose(const HeartbeatOptions& o) noexcept {
@@ -43,7 +43,7 @@ const HeartbeatOptions& checked(const HeartbeatOptions& o) {
 }
 
 // Runs a nested validate(), renaming its messages: "RetryOptions.maxDelay = ..." becomes
-// "HeartbeatOptions.reconnectBackoff.maxDelay = ...".
+// "HeartbeatOptions.reconnect.maxDelay = ...".
 template <typename Check>
 void nested(std::string_view field, std::string_view prefix, Check check) {
   try {
@@ -58,7 +58,7 @@ void nested(std::string_view field, std::string_view prefix, Check check) {
 // How often the reconnect and close tasks check: a third of their timeout, or with the φ detector
 // a third of the heartbeat (φ can cross its threshold well before the timeout).
 nanoseconds checkEvery(const HeartbeatOptions& o, nanoseconds timeout) noexcept {
-  return o.detector == DetectorKind::Phi ? std::min(timeout, o.heartbeat) / 3 : timeout / 3;
+  return o.detector == DetectorKind::Phi ? std::min(timeout, o.interval) / 3 : timeout / 3;
 }
 
 // "phi 8.4 >= 8 after read idle 2.3s", or "" while the channel's detector does not suspect it
@@ -103,17 +103,17 @@ HeartbeatOptions HeartbeatOptions::resolved() const {
 }
 
 void validate(const HeartbeatOptions& o) {
-  if (o.heartbeat <= nanoseconds(0))
-    reject("heartbeat", core::formatDurationExact(o.heartbeat), "> 0");
-  const nanoseconds twice = saturatingTimes(o.heartbeat, 2);
+  if (o.interval <= nanoseconds(0))
+    reject("interval", core::formatDurationExact(o.interval), "> 0");
+  const nanoseconds twice = saturatingTimes(o.interval, 2);
   if (o.idleTimeout != nanoseconds(0) && o.idleTimeout < twice) {
     reject("idleTimeout", core::formatDurationExact(o.idleTimeout),
-           fmt::format(">= 2 * heartbeat = {}", core::formatDurationExact(twice)));
+           fmt::format(">= 2 * interval = {}", core::formatDurationExact(twice)));
   }
   if (o.closeTimeout < nanoseconds(0)) {
     reject("closeTimeout", core::formatDurationExact(o.closeTimeout), ">= 0");
   }
-  nested("reconnectBackoff", "RetryOptions.", [&] { validate(o.reconnectBackoff); });
+  nested("reconnect", "RetryOptions.", [&] { validate(o.reconnect); });
   nested("phi", "PhiOptions.", [&] { validate(o.phi); });
 }
 
@@ -125,7 +125,7 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
                                        std::shared_ptr<TaskListener> listener,
                                        std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
-      heartbeat_(checked(options).heartbeat),
+      heartbeat_(checked(options).interval),
       interval_(heartbeat_ / 3) {}
 
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
@@ -161,7 +161,7 @@ ReconnectTimerTask::ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer&
       interval_(checkEvery(options, idleTimeout_)),
       phi_(options.detector == DetectorKind::Phi),
       idleRule_(phi_, idleTimeout_ / 3),
-      retry_(options.reconnectBackoff, timer.now(), options.seed) {}
+      retry_(options.reconnect, timer.now(), options.seed) {}
 
 nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
   // In flight: its connect timeout ends it, and the owner's wake() brings us back then.

@@ -87,14 +87,13 @@ TEST_CASE(
 
 TEST_CASE("backstop: a rule the loader missed becomes an error with pointer empty") {
   Config c;
-  c.heartbeat.heartbeat = 0s;
-  c.server.codec.maxBodyBytes = 0;
+  c.heartbeat.interval = 0s;
+  c.server.codec.maxBody = 0;
   const auto before = backstopHits();
   CHECK(backstopErrors(c) ==
         std::vector<ConfigError>{
-            {"", R"x("HeartbeatOptions.heartbeat = 0s (expected: > 0)")x", kExpected},
-            {"", R"x("ServerOptions.codec.maxBodyBytes = 0 (expected: 1 .. 2147483647)")x",
-             kExpected}});
+            {"", R"x("HeartbeatOptions.interval = 0s (expected: > 0)")x", kExpected},
+            {"", R"x("ServerOptions.codec.maxBody = 0 (expected: 1 .. 2147483647)")x", kExpected}});
   CHECK(backstopHits() == before + 1);
 }
 

@@ -24,7 +24,7 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.logLevel == wheelbeat::core::LogLevel::Info);
   CHECK(c.wheel.tickDuration == 100ms);
   CHECK(c.wheel.ticksPerWheel == 512);
-  CHECK(c.heartbeat.heartbeat == 60s);
+  CHECK(c.heartbeat.interval == 60s);
   CHECK(c.heartbeat.idleTimeout == 0s);  // 0 = 3 × interval, resolved by the tasks
   CHECK(c.retry.empty());
   CHECK(c.failback.registryRetry.backoff == wheelbeat::tasks::Backoff::Fixed);
@@ -34,7 +34,7 @@ TEST_CASE("defaults: the values are the structs' own (Dubbo's where Dubbo has on
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"0.0.0.0", 20880});
   CHECK(c.server.maxConnections == 0);  // unlimited
   CHECK(c.client.connectTimeout == 3s);
-  CHECK(c.client.codec.maxBodyBytes == 8u << 20);
+  CHECK(c.client.codec.maxBody == 8u << 20);
 }
 
 TEST_CASE(
@@ -107,10 +107,10 @@ TEST_CASE("defaults: phi keys left out keep their defaults and boundaries are ac
 
 TEST_CASE("defaults: heartbeat is copied into server and client") {
   const Config c = loadString(R"({"heartbeat":{"interval":"20s","close_timeout":"1m"}})");
-  CHECK(c.heartbeat.heartbeat == 20s);
-  CHECK(c.server.heartbeat.heartbeat == 20s);
+  CHECK(c.heartbeat.interval == 20s);
+  CHECK(c.server.heartbeat.interval == 20s);
   CHECK(c.server.heartbeat.closeTimeout == 1min);
-  CHECK(c.client.heartbeat.heartbeat == 20s);
+  CHECK(c.client.heartbeat.interval == 20s);
   const Config phi = loadString(R"({"heartbeat":{"detector":"phi","phi":{"threshold":12,
                                     "acceptable_pause":"2s","window":50}}})");
   for (const auto* h : {&phi.server.heartbeat, &phi.client.heartbeat}) {
@@ -150,7 +150,7 @@ TEST_CASE("defaults: boundary values are accepted") {
   CHECK(c.loop.ioThreads == 1024);
   CHECK(c.server.listen == wheelbeat::net::Endpoint{"::", 0});
   CHECK(c.server.maxConnections == 18446744073709551615u);
-  CHECK(c.client.maxSendQueueBytes == 17);
+  CHECK(c.client.maxSendQueue == 17);
 }
 
 TEST_CASE("defaults: loop.io_threads is 0 (one per core) when absent and read when given") {

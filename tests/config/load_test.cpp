@@ -32,8 +32,8 @@ TEST_SUITE("config") {
 TEST_CASE("files: load reads a file") {
   ScratchDir dir;
   const auto file = dir.write("c.json", R"({"heartbeat":{"interval":"15s"}})");
-  CHECK(wheelbeat::config::load(file).heartbeat.heartbeat == 15s);
-  CHECK(wheelbeat::config::tryLoad(file).config().client.heartbeat.heartbeat == 15s);
+  CHECK(wheelbeat::config::load(file).heartbeat.interval == 15s);
+  CHECK(wheelbeat::config::tryLoad(file).config().client.heartbeat.interval == 15s);
 }
 
 TEST_CASE("files: a missing file is one error naming the path and the errno text") {

@@ -27,7 +27,7 @@ TEST_CASE("named policies: a reference copies the entry whole") {
   CHECK(slow.retryOn == std::vector<std::string>{"timeout"});
   wheelbeat::config::Config want;
   want.retry["slow"] = slow;
-  want.heartbeat.reconnectBackoff = slow;
+  want.heartbeat.reconnect = slow;
   want.server.heartbeat = want.heartbeat;
   want.client.heartbeat = want.heartbeat;
   want.failback.registryRetry = slow;
@@ -37,7 +37,7 @@ TEST_CASE("named policies: a reference copies the entry whole") {
 
 TEST_CASE("named policies: references may come before the definition") {
   const auto c = loadString(R"({"heartbeat":{"reconnect":"r"},"retry":{"r":{"max_attempts":9}}})");
-  CHECK(c.heartbeat.reconnectBackoff.maxAttempts == 9);
+  CHECK(c.heartbeat.reconnect.maxAttempts == 9);
 }
 
 TEST_CASE("named policies: an unknown name lists the known ones") {

@@ -18,7 +18,7 @@ TEST_SUITE("config") {
 TEST_CASE("resolved: idle_timeout 0 is 3 x interval and close_timeout 0 is idle_timeout") {
   const Config r = resolved(loadString(R"({"heartbeat":{"interval":"1.5s"}})"));
   for (const auto* hb : {&r.heartbeat, &r.server.heartbeat, &r.client.heartbeat}) {
-    CHECK(hb->heartbeat == 1500ms);
+    CHECK(hb->interval == 1500ms);
     CHECK(hb->idleTimeout == 4500ms);
     CHECK(hb->closeTimeout == 4500ms);
     CHECK(hb->seed == 0);  // 0 = a random seed per task: a rule, kept
@@ -46,7 +46,7 @@ TEST_CASE("resolved: the wheel's tick floor and power-of-two slots") {
 TEST_CASE("resolved: zeros meaning none or unlimited stay 0") {
   const Config r = resolved(Config{});
   CHECK(r.server.maxConnections == 0);
-  CHECK(r.heartbeat.reconnectBackoff.deadline == 0s);
+  CHECK(r.heartbeat.reconnect.deadline == 0s);
   CHECK(r.loop.maxPartialBytes == Config{}.loop.maxPartialBytes);
 }
 

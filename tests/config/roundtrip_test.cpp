@@ -1,12 +1,15 @@
 // toJson(): every key written, and loadString(toJson(c)) == c.
 #include "helpers.h"
 
+#include <wheelbeat/net/channel_metrics.h>
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <set>
 
 using namespace std::chrono_literals;
@@ -48,12 +51,12 @@ Config everythingChanged() {
   c.server.listen = {"::", 0};
   c.server.backlog = 128;
   c.server.maxConnections = 1000;
-  c.server.codec.maxBodyBytes = 1000;
-  c.server.maxSendQueueBytes = 1016;
+  c.server.codec.maxBody = 1000;
+  c.server.maxSendQueue = 1016;
   c.client.server = {"example.org", 1};
   c.client.connectTimeout = 1500ms;
-  c.client.codec.maxBodyBytes = 2000;
-  c.client.maxSendQueueBytes = 5000;
+  c.client.codec.maxBody = 2000;
+  c.client.maxSendQueue = 5000;
   c.server.heartbeat = c.heartbeat;
   c.client.heartbeat = c.heartbeat;
   c.service = {.interface = "org.example.Greeter",
@@ -179,11 +182,11 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.wheel.ticksPerWheel = 8; },
       [](Config& c) { c.wheel.maxPendingTimeouts = 1; },
       [](Config& c) { c.logLevel = wheelbeat::core::LogLevel::Off; },
-      [](Config& c) { c.heartbeat.heartbeat = 1s; },
+      [](Config& c) { c.heartbeat.interval = 1s; },
       [](Config& c) { c.heartbeat.idleTimeout = 1s; },
       [](Config& c) { c.heartbeat.closeTimeout = 1s; },
       [](Config& c) { c.heartbeat.seed = 1; },
-      [](Config& c) { c.heartbeat.reconnectBackoff.multiplier = 2; },
+      [](Config& c) { c.heartbeat.reconnect.multiplier = 2; },
       [](Config& c) { c.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
       [](Config& c) { c.heartbeat.phi.threshold = 9; },
       [](Config& c) { c.heartbeat.phi.minStdDeviation = 1s; },
@@ -207,14 +210,14 @@ TEST_CASE("round trip: equality sees a change in any single field") {
       [](Config& c) { c.server.listen.host = "x"; },
       [](Config& c) { c.server.backlog = 1; },
       [](Config& c) { c.server.maxConnections = 1; },
-      [](Config& c) { c.server.codec.maxBodyBytes = 1; },
-      [](Config& c) { c.server.maxSendQueueBytes = 1; },
+      [](Config& c) { c.server.codec.maxBody = 1; },
+      [](Config& c) { c.server.maxSendQueue = 1; },
       [](Config& c) { c.server.heartbeat.seed = 1; },
       [](Config& c) { c.server.heartbeat.phi.window = 1; },
       [](Config& c) { c.client.server.port = 1; },
       [](Config& c) { c.client.connectTimeout = 1s; },
-      [](Config& c) { c.client.codec.maxBodyBytes = 1; },
-      [](Config& c) { c.client.maxSendQueueBytes = 1; },
+      [](Config& c) { c.client.codec.maxBody = 1; },
+      [](Config& c) { c.client.maxSendQueue = 1; },
       [](Config& c) { c.client.heartbeat.seed = 1; },
       [](Config& c) { c.client.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi; },
       [](Config& c) { c.service.interface = "x"; },
@@ -232,6 +235,18 @@ TEST_CASE("round trip: equality sees a change in any single field") {
     changes[i](c);
     CHECK_FALSE(c == Config{});
   }
+}
+
+TEST_CASE("round trip: the observers set by code are neither compared nor written") {
+  Config c;
+  c.server.metrics = std::make_shared<wheelbeat::net::ChannelMetrics>();
+  c.server.taskListener = std::make_shared<wheelbeat::tasks::TaskListener>();
+  c.server.taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  c.client.metrics = std::make_shared<wheelbeat::net::ChannelMetrics>();
+  c.client.taskListener = std::make_shared<wheelbeat::tasks::TaskListener>();
+  c.client.taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  CHECK(c == Config{});
+  CHECK(toJson(c) == toJson(Config{}));
 }
 
 }  // TEST_SUITE("config")

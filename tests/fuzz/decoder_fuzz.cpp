@@ -1,5 +1,5 @@
 // libFuzzer target for FrameDecoder. The input is two control bytes, cut offsets, then the stream:
-//   byte 0   bit 7 set: maxBodyBytes = bits 0-6 (0 .. 127, exercises the limit); clear: 8 MiB
+//   byte 0   bit 7 set: maxBody = bits 0-6 (0 .. 127, exercises the limit); clear: 8 MiB
 //   byte 1   bits 0-2: number of cuts (0 .. 7); bits 3-7: stop after that many frames (0: never)
 //   then     2 bytes per cut, big-endian, taken modulo (stream size + 1) and sorted
 //   rest     the byte stream
@@ -79,7 +79,7 @@ void checkAfterFeed(const FrameDecoder& d, std::size_t limit) {
 
 // Feeds the pieces between `cuts`, each copied into its own allocation.
 Outcome decode(const Plan& plan, const std::vector<std::size_t>& cuts, std::size_t stopAfter) {
-  const std::size_t limit = std::min<std::size_t>(plan.options.maxBodyBytes, 0x7fffffff);
+  const std::size_t limit = std::min<std::size_t>(plan.options.maxBody, 0x7fffffff);
   FrameDecoder decoder(plan.options);
   Sink sink(limit, stopAfter);
   std::size_t from = 0;
@@ -106,7 +106,7 @@ void checkReencoding(const Plan& plan, const Outcome& whole) {
   std::string encoded;
   for (const Frame& f : whole.frames) {
     encoded.clear();
-    encodeFrame(encoded, f.flags, f.status, f.id, f.body, plan.options.maxBodyBytes);
+    encodeFrame(encoded, f.flags, f.status, f.id, f.body, plan.options.maxBody);
     require(plan.stream.substr(offset, encoded.size()) == encoded, "re-encoding differs");
     offset += encoded.size();
   }
@@ -121,7 +121,7 @@ Plan parse(const std::uint8_t* data, std::size_t size) {
     plan.stream = std::string_view(reinterpret_cast<const char*>(data), size);
     return plan;
   }
-  if ((data[0] & 0x80) != 0) plan.options.maxBodyBytes = data[0] & 0x7f;
+  if ((data[0] & 0x80) != 0) plan.options.maxBody = data[0] & 0x7f;
   const std::size_t cutCount = std::min<std::size_t>(data[1] & 0x07, (size - 2) / 2);
   plan.stopAfter = data[1] >> 3;
   const std::size_t head = 2 + 2 * cutCount;

@@ -45,7 +45,7 @@ ConnectClose connectAndClose() {
   ConnectClose out;
   out.serverPort = srv.listen();
   ClientOptions options = clientOptions(out.serverPort);
-  options.heartbeat.heartbeat = 60s;
+  options.heartbeat.interval = 60s;
   TcpClient cli(env.loop, env.timer, options);
   cli.start();
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected && accepted.id != 0; }));
@@ -99,7 +99,7 @@ TEST_CASE("decision log: a refused attempt names its number then the reconnect i
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   const std::uint16_t port = ntohs(a.sin_port);
   ClientOptions options = clientOptions(port);
-  options.heartbeat.reconnectBackoff.jitter = wheelbeat::tasks::Jitter::None;
+  options.heartbeat.reconnect.jitter = wheelbeat::tasks::Jitter::None;
   TcpClient cli(env.loop, env.timer, options);
   const std::string me = fmt::format("DEBUG client 127.0.0.1:{}: ", port);
   cli.start();
@@ -129,7 +129,9 @@ TEST_CASE("decision log: heartbeats sent and answered with their RTT") {
     Env env;
     TcpServer srv(env.loop, env.timer, serverOptions(), ChannelHandler{});
     port = srv.listen();
-    TcpClient cli(env.loop, env.timer, clientOptions(port), {}, {}, nullptr, metrics);
+    ClientOptions options = clientOptions(port);
+    options.taskMetrics = metrics;
+    TcpClient cli(env.loop, env.timer, options);
     cli.start();
     REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
     cli.close();

@@ -207,7 +207,7 @@ TEST_CASE("a body above the limit and a stream truncated at EOF close with proto
   Env env;
   Recorder server;
   ServerOptions options = serverOptions();
-  options.codec.maxBodyBytes = 1024;
+  options.codec.maxBody = 1024;
   TcpServer srv(env.loop, env.timer, options, server.handler());
   const std::uint16_t port = srv.listen();
   RawSocket big;
@@ -227,13 +227,13 @@ TEST_CASE("a body above the limit and a stream truncated at EOF close with proto
   CHECK(reasons.at(1).text.rfind("truncated-at-eof", 0) == 0);
 }
 
-TEST_CASE("send queue limit refuses beyond maxSendQueueBytes") {
+TEST_CASE("send queue limit refuses beyond maxSendQueue") {
   Env env;
   Recorder server;
   TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
   ClientOptions options = clientOptions(srv.listen());
-  options.codec.maxBodyBytes = 16 << 10;
-  options.maxSendQueueBytes = 64 << 10;
+  options.codec.maxBody = 16 << 10;
+  options.maxSendQueue = 64 << 10;
   TcpClient cli(env.loop, env.timer, options);
   cli.start();
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));

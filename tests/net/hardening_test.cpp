@@ -44,10 +44,10 @@ TEST_CASE(
   auto srv = std::make_unique<TcpServer>(env.loop, env.timer, so, ChannelHandler{});
   const std::uint16_t port = srv->listen();
   ClientOptions co = clientOptions(port);
-  co.heartbeat.heartbeat = 60s;  // Dubbo's default: the reconnect task checks every 60 s
-  co.heartbeat.reconnectBackoff.initialDelay = 300ms;
-  co.heartbeat.reconnectBackoff.maxDelay = 1s;
-  co.heartbeat.reconnectBackoff.jitter = wheelbeat::tasks::Jitter::None;
+  co.heartbeat.interval = 60s;  // Dubbo's default: the reconnect task checks every 60 s
+  co.heartbeat.reconnect.initialDelay = 300ms;
+  co.heartbeat.reconnect.maxDelay = 1s;
+  co.heartbeat.reconnect.jitter = wheelbeat::tasks::Jitter::None;
   std::atomic<std::int64_t> closedAt{0};
   ChannelHandler handler;
   handler.onClosed = [&](Channel&, const CloseReason&) {  // the first close: the server's EOF

@@ -12,8 +12,9 @@ TEST_CASE("heartbeat exchange between a wheelbeat client and server") {
   Recorder client;
   auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
-  TcpClient cli(env.loop, env.timer, clientOptions(srv.listen()), client.handler(), {}, nullptr,
-                metrics);
+  ClientOptions options = clientOptions(srv.listen());
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, env.timer, options, client.handler());
   cli.start();
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
   // Idle traffic: the client's heartbeat task pings every ~100 ms; the server answers each.
@@ -63,8 +64,9 @@ TEST_CASE("heartbeat responses from a raw server keep a client fresh and give an
   RawListener peer;
   Recorder client;
   auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  TcpClient cli(env.loop, env.timer, clientOptions(peer.port()), client.handler(), {}, nullptr,
-                metrics);
+  ClientOptions options = clientOptions(peer.port());
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, env.timer, options, client.handler());
   cli.start();
   RawSocket conn(peer.accept());
   REQUIRE(conn.fd() >= 0);

@@ -94,7 +94,8 @@ TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait 
   auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   ServerOptions options = serverOptions();
   options.heartbeat.closeTimeout = 300ms;  // checked every 100 ms
-  TcpServer srv(env.loop, env.timer, options, server.handler(), nullptr, metrics);
+  options.taskMetrics = metrics;
+  TcpServer srv(env.loop, env.timer, options, server.handler());
   RawSocket peer;
   REQUIRE(peer.connect(srv.listen()));
   REQUIRE(waitFor([&] { return srv.connections() == 1; }));
@@ -123,8 +124,8 @@ TEST_CASE("a client whose loop lags does not force a reconnect while answers wai
   ClientOptions options = clientOptions(peer.port());
   // Checks every 333 ms; after the loop catches up, a second of quiet before the next verdict.
   options.heartbeat.idleTimeout = 1s;
-  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback(), nullptr,
-                metrics);
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback());
   cli.start();
   RawSocket server(peer.accept());
   REQUIRE(server.fd() >= 0);
@@ -271,8 +272,9 @@ TEST_CASE("owner close cancels every task of the client and no reconnect follows
   RefusingPort refusing;
   Recorder client;
   auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  TcpClient cli(env.loop, clientTimer, clientOptions(refusing.port), client.handler(),
-                client.stateCallback(), nullptr, metrics);
+  ClientOptions options = clientOptions(refusing.port);
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, clientTimer, options, client.handler(), client.stateCallback());
   cli.start();
   REQUIRE(waitFor([&] { return metrics->reconnectsStarted.load() >= 2; }));
   CHECK(clientTimer.pendingTimeouts() >= 2);  // heartbeat + reconnect (+ a connect timeout)

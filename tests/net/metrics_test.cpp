@@ -19,7 +19,7 @@ constexpr std::uint64_t kFrame = kHeaderSize;  // header bytes of every frame
 
 ServerOptions quietServer(const std::shared_ptr<ChannelMetrics>& metrics) {
   ServerOptions o = serverOptions();
-  o.heartbeat.heartbeat = 1min;
+  o.heartbeat.interval = 1min;
   o.heartbeat.closeTimeout = 5min;
   o.metrics = metrics;
   return o;
@@ -27,7 +27,7 @@ ServerOptions quietServer(const std::shared_ptr<ChannelMetrics>& metrics) {
 
 ClientOptions quietClient(std::uint16_t port, const std::shared_ptr<ChannelMetrics>& metrics) {
   ClientOptions o = clientOptions(port);
-  o.heartbeat.heartbeat = 1min;
+  o.heartbeat.interval = 1min;
   o.metrics = metrics;
   return o;
 }

@@ -18,8 +18,8 @@ TEST_CASE("a client connects to a host name and heartbeats over it") {
   options.server.host = "localhost";
   Recorder client;
   auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback(), nullptr,
-                metrics);
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback());
   cli.start();
   // localhost may also resolve to ::1, where nothing listens: that attempt is refused and the
   // next one takes the next address.

@@ -58,10 +58,10 @@ struct Env {
 // heartbeat 100 ms (checks every 33 ms), idle 300 ms, reconnect backoff 50 ms .. 200 ms.
 inline wheelbeat::tasks::HeartbeatOptions fastHeartbeat() {
   wheelbeat::tasks::HeartbeatOptions o;
-  o.heartbeat = 100ms;
-  o.reconnectBackoff.initialDelay = 50ms;
-  o.reconnectBackoff.maxDelay = 200ms;
-  o.reconnectBackoff.multiplier = 2.0;
+  o.interval = 100ms;
+  o.reconnect.initialDelay = 50ms;
+  o.reconnect.maxDelay = 200ms;
+  o.reconnect.multiplier = 2.0;
   o.seed = 42;
   return o;
 }

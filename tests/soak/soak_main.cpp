@@ -125,9 +125,9 @@ net::ClientOptions clientOptions(std::uint16_t port) {
   net::ClientOptions o;
   o.server = {"127.0.0.1", port};
   o.connectTimeout = 1s;
-  o.heartbeat.heartbeat = 1s;
-  o.heartbeat.reconnectBackoff.initialDelay = 100ms;
-  o.heartbeat.reconnectBackoff.maxDelay = 1s;
+  o.heartbeat.interval = 1s;
+  o.heartbeat.reconnect.initialDelay = 100ms;
+  o.heartbeat.reconnect.maxDelay = 1s;
   return o;
 }
 
@@ -207,7 +207,7 @@ private:
   void startServer(std::uint16_t port) {
     net::ServerOptions so;
     so.listen = {"127.0.0.1", port};
-    so.heartbeat.heartbeat = 1s;
+    so.heartbeat.interval = 1s;
     server_ = std::make_unique<net::TcpServer>(serverLoop_, timer_, so, net::ChannelHandler{});
     port_ = server_->listen();
   }
@@ -215,7 +215,7 @@ private:
   void startRegistry(std::uint16_t port) {
     net::ServerOptions ro;
     ro.listen = {"127.0.0.1", port};
-    ro.heartbeat.heartbeat = 1s;
+    ro.heartbeat.interval = 1s;
     registryServer_ = std::make_unique<registry::RegistryServer>(serverLoop_, timer_, ro);
     registryPort_ = registryServer_->start();
     if (provider_) return;  // restarted: the registries reconnect and recover by themselves

@@ -38,7 +38,7 @@ Lines reconnectScenario(LogLevel level) {
   auto ch = rig.channel(false);
   ch->name = "client 192.0.2.1:20880";
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff.maxAttempts = 3;
+  o.reconnect.maxAttempts = 3;
   auto task = std::make_shared<ReconnectTimerTask>(rig.timer(), ch, o);
   ch->onDown = [weak = std::weak_ptr<ReconnectTimerTask>(task)] {
     if (auto t = weak.lock()) t->wake();

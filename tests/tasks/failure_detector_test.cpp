@@ -150,11 +150,11 @@ TEST_CASE("phi: invalid options name the field, the value and the expectation") 
 TEST_CASE("reconnect on phi: a silent peer is found well before the fixed idle timeout") {
   auto run = [](DetectorKind kind) {
     HeartbeatOptions o = testOptions();
-    o.heartbeat = 1s;  // idle timeout 3s
+    o.interval = 1s;  // idle timeout 3s
     o.detector = kind;
     Rig rig;
     auto ch = rig.channel(true);
-    ch->detector = std::make_unique<PhiAccrualDetector>(o.phi, o.heartbeat);
+    ch->detector = std::make_unique<PhiAccrualDetector>(o.phi, o.interval);
     auto task = std::make_shared<ReconnectTimerTask>(rig.timer(), ch, o);
     task->start(task->checkInterval());
     // The peer answers every second until 10s, then goes silent (SIGKILL with the socket held).
@@ -180,7 +180,7 @@ TEST_CASE("reconnect on phi: a silent peer is found well before the fixed idle t
 
 TEST_CASE("reconnect on phi: the fixed rule keeps its own cadence (phi checks do not tighten it)") {
   HeartbeatOptions o = testOptions();
-  o.heartbeat = 1s;  // idle timeout 3s: the fixed rule every 1s, phi's checks every 333 ms
+  o.interval = 1s;  // idle timeout 3s: the fixed rule every 1s, phi's checks every 333 ms
   o.detector = DetectorKind::Phi;
   Rig rig;
   auto ch = rig.channel(true);  // keeps no detector: only the fixed rule can fire
@@ -199,13 +199,13 @@ TEST_CASE("reconnect on phi: the fixed rule keeps its own cadence (phi checks do
 
 TEST_CASE("close on phi: the server drops a silent client at phi, a live one never") {
   HeartbeatOptions o = testOptions();
-  o.heartbeat = 1s;
+  o.interval = 1s;
   o.detector = DetectorKind::Phi;
   Rig rig;
   auto silent = rig.channel(true);
   auto live = rig.channel(true);
   for (auto* ch : {silent.get(), live.get()}) {
-    ch->detector = std::make_unique<PhiAccrualDetector>(o.phi, o.heartbeat);
+    ch->detector = std::make_unique<PhiAccrualDetector>(o.phi, o.interval);
   }
   auto a = std::make_shared<CloseTimerTask>(rig.timer(), silent, o);
   auto b = std::make_shared<CloseTimerTask>(rig.timer(), live, o);

@@ -314,8 +314,8 @@ private:
 // reconnect backoff without jitter (1 s, 1.6 s, 2.56 s, ...), a fixed seed.
 inline HeartbeatOptions testOptions() {
   HeartbeatOptions o;
-  o.heartbeat = 3s;
-  o.reconnectBackoff.jitter = Jitter::None;
+  o.interval = 3s;
+  o.reconnect.jitter = Jitter::None;
   o.seed = 7;
   return o;
 }

@@ -35,24 +35,24 @@ TEST_SUITE("tasks") {
 
 TEST_CASE("heartbeat options: defaults") {
   const HeartbeatOptions o;
-  CHECK(o.heartbeat == 60s);
+  CHECK(o.interval == 60s);
   CHECK(o.idleTimeout == 0ns);
   CHECK(o.closeTimeout == 0ns);
   CHECK(o.seed == 0);
-  CHECK(o.reconnectBackoff.backoff == Backoff::Exponential);
-  CHECK(o.reconnectBackoff.initialDelay == 1s);
-  CHECK(o.reconnectBackoff.multiplier == 1.6);
-  CHECK(o.reconnectBackoff.maxDelay == 120s);
-  CHECK(o.reconnectBackoff.jitter == Jitter::Proportional);
-  CHECK(o.reconnectBackoff.jitterRatio == 0.2);
-  CHECK(o.reconnectBackoff.maxAttempts == -1);
+  CHECK(o.reconnect.backoff == Backoff::Exponential);
+  CHECK(o.reconnect.initialDelay == 1s);
+  CHECK(o.reconnect.multiplier == 1.6);
+  CHECK(o.reconnect.maxDelay == 120s);
+  CHECK(o.reconnect.jitter == Jitter::Proportional);
+  CHECK(o.reconnect.jitterRatio == 0.2);
+  CHECK(o.reconnect.maxAttempts == -1);
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
 }
 
 TEST_CASE("heartbeat options: resolved fills the 0-defaults") {
   HeartbeatOptions o;
   const HeartbeatOptions r = o.resolved();
-  CHECK(r.heartbeat == 60s);
+  CHECK(r.interval == 60s);
   CHECK(r.idleTimeout == 180s);
   CHECK(r.closeTimeout == 180s);
   CHECK(r.seed != 0);
@@ -67,27 +67,27 @@ TEST_CASE("heartbeat options: resolved fills the 0-defaults") {
 
 TEST_CASE("heartbeat options: a huge heartbeat saturates the default idleTimeout") {
   HeartbeatOptions o;
-  o.heartbeat = ns(std::numeric_limits<std::int64_t>::max() / 2);
+  o.interval = ns(std::numeric_limits<std::int64_t>::max() / 2);
   CHECK(o.resolved().idleTimeout == ns::max());
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
 }
 
 TEST_CASE("heartbeat options: heartbeat must be positive") {
-  CHECK(heartbeatError([](HeartbeatOptions& o) { o.heartbeat = 0ns; }) ==
-        "HeartbeatOptions.heartbeat = 0s (expected: > 0)");
-  CHECK(heartbeatError([](HeartbeatOptions& o) { o.heartbeat = -1s; }) ==
-        "HeartbeatOptions.heartbeat = -1s (expected: > 0)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.interval = 0ns; }) ==
+        "HeartbeatOptions.interval = 0s (expected: > 0)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.interval = -1s; }) ==
+        "HeartbeatOptions.interval = -1s (expected: > 0)");
 }
 
 TEST_CASE("heartbeat options: idleTimeout must be at least twice the heartbeat") {
   CHECK(heartbeatError([](HeartbeatOptions& o) { o.idleTimeout = 90s; }) ==
-        "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * heartbeat = 2m)");
+        "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * interval = 2m)");
   CHECK(heartbeatError([](HeartbeatOptions& o) {
-          o.heartbeat = 1500ms;
+          o.interval = 1500ms;
           o.idleTimeout = 2999ms;
-        }) == "HeartbeatOptions.idleTimeout = 2999ms (expected: >= 2 * heartbeat = 3s)");
+        }) == "HeartbeatOptions.idleTimeout = 2999ms (expected: >= 2 * interval = 3s)");
   CHECK(heartbeatError([](HeartbeatOptions& o) { o.idleTimeout = -5s; }) ==
-        "HeartbeatOptions.idleTimeout = -5s (expected: >= 2 * heartbeat = 2m)");
+        "HeartbeatOptions.idleTimeout = -5s (expected: >= 2 * interval = 2m)");
 }
 
 TEST_CASE("heartbeat options: closeTimeout must not be negative") {
@@ -95,29 +95,29 @@ TEST_CASE("heartbeat options: closeTimeout must not be negative") {
         "HeartbeatOptions.closeTimeout = -1ms (expected: >= 0)");
 }
 
-TEST_CASE("heartbeat options: reconnectBackoff errors name the nested field") {
-  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.maxDelay = 500ms; }) ==
-        "HeartbeatOptions.reconnectBackoff.maxDelay = 500ms (expected: >= initialDelay = 1s)");
-  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.initialDelay = 0ns; }) ==
-        "HeartbeatOptions.reconnectBackoff.initialDelay = 0s (expected: > 0)");
-  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnectBackoff.maxAttempts = -2; }) ==
-        "HeartbeatOptions.reconnectBackoff.maxAttempts = -2 (expected: -1 (forever), 0 (none) or > "
+TEST_CASE("heartbeat options: reconnect errors name the nested field") {
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnect.maxDelay = 500ms; }) ==
+        "HeartbeatOptions.reconnect.maxDelay = 500ms (expected: >= initialDelay = 1s)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnect.initialDelay = 0ns; }) ==
+        "HeartbeatOptions.reconnect.initialDelay = 0s (expected: > 0)");
+  CHECK(heartbeatError([](HeartbeatOptions& o) { o.reconnect.maxAttempts = -2; }) ==
+        "HeartbeatOptions.reconnect.maxAttempts = -2 (expected: -1 (forever), 0 (none) or > "
         "0)");
 }
 
 TEST_CASE("heartbeat options: the first bad field is named") {
   CHECK(heartbeatError([](HeartbeatOptions& o) {
-          o.heartbeat = 0ns;
+          o.interval = 0ns;
           o.closeTimeout = -1s;
-        }) == "HeartbeatOptions.heartbeat = 0s (expected: > 0)");
+        }) == "HeartbeatOptions.interval = 0s (expected: > 0)");
 }
 
 TEST_CASE("heartbeat options: edge values are valid") {
   HeartbeatOptions o;
-  o.heartbeat = 1ns;
+  o.interval = 1ns;
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
-  o.heartbeat = 60s;
-  o.idleTimeout = 120s;  // exactly 2 * heartbeat
+  o.interval = 60s;
+  o.idleTimeout = 120s;  // exactly 2 * interval
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
   o.closeTimeout = 1ns;
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));

@@ -35,7 +35,7 @@ TEST_CASE("heartbeat: the check interval is heartbeat / 3") {
   HeartbeatOptions dubbo;  // 60s
   CHECK(HeartbeatTimerTask(rig.timer(), ch, dubbo).checkInterval() == 20s);
   HeartbeatOptions tiny;
-  tiny.heartbeat = 100ms;  // not raised to 1s as Dubbo does
+  tiny.interval = 100ms;  // not raised to 1s as Dubbo does
   CHECK(HeartbeatTimerTask(rig.timer(), ch, tiny).checkInterval() == 33'333'333ns);
 }
 

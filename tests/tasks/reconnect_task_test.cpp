@@ -87,7 +87,7 @@ TEST_CASE("reconnect: a disconnected channel is reconnected on the exact backoff
 TEST_CASE(
     "reconnect: the first attempt after a close waits the first backoff, not the next check") {
   HeartbeatOptions o = testOptions();
-  o.heartbeat = 60s;  // Dubbo's default: a check every 60s (idleTimeout 180s / 3)
+  o.interval = 60s;  // Dubbo's default: a check every 60s (idleTimeout 180s / 3)
   ReconnectRig r(true, o);
   r.ch->reconnectSucceeds = true;
   r.rig.runUntil(5s, [&] { r.ch->traffic(); });
@@ -105,7 +105,7 @@ TEST_CASE(
 
 TEST_CASE("reconnect: each failed attempt waits the next backoff from its failure") {
   HeartbeatOptions o = testOptions();
-  o.heartbeat = 60s;
+  o.interval = 60s;
   ReconnectRig r(true, o);
   r.rig.runUntil(5s, [&] { r.ch->traffic(); });
   r.ch->drop();
@@ -119,7 +119,7 @@ TEST_CASE("reconnect: each failed attempt waits the next backoff from its failur
 
 TEST_CASE("reconnect: a connect in flight is neither a failure nor a reason for a second attempt") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff.maxAttempts = 2;  // checks during the attempt must not use these up
+  o.reconnect.maxAttempts = 2;  // checks during the attempt must not use these up
   ReconnectRig r(true, o);
   r.ch->attemptsHang = true;
   r.rig.runUntil(1s, [&] { r.ch->traffic(); });
@@ -215,7 +215,7 @@ TEST_CASE("reconnect: recovery resets the backoff for the next outage") {
 
 TEST_CASE("reconnect: gives up after maxAttempts and tells the listener") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff.maxAttempts = 3;
+  o.reconnect.maxAttempts = 3;
   ReconnectRig r(false, o);
   r.rig.runUntil(60s);
   CHECK(r.reconnectTimes() == std::vector<ns>{4s, 5610ms, 8180ms});
@@ -230,7 +230,7 @@ TEST_CASE("reconnect: gives up after maxAttempts and tells the listener") {
 
 TEST_CASE("reconnect: maxAttempts -1 never gives up") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff.maxDelay = 2s;  // reach the cap fast: many attempts in little time
+  o.reconnect.maxDelay = 2s;  // reach the cap fast: many attempts in little time
   ReconnectRig r(false, o);
   r.rig.runUntil(600s);
   // 4s, 5.61s, then every 2.01s (a tick to see the refusal, then 2s): 7.62s ... 599.58s.
@@ -241,7 +241,7 @@ TEST_CASE("reconnect: maxAttempts -1 never gives up") {
 
 TEST_CASE("reconnect: jittered delays stay within 20 percent and follow the seed") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff = {};  // gRPC's defaults: 1s, x1.6, +-20 %, 120s
+  o.reconnect = {};  // gRPC's defaults: 1s, x1.6, +-20 %, 120s
   o.seed = 42;
   ReconnectRig a(false, o);
   ReconnectRig b(false, o);
@@ -251,12 +251,12 @@ TEST_CASE("reconnect: jittered delays stay within 20 percent and follow the seed
   const auto delays = a.backoffs();
   REQUIRE(delays.size() >= 10);
   for (std::size_t i = 0; i < delays.size(); ++i) {
-    const ns base = cappedBackoff(o.reconnectBackoff, static_cast<std::int64_t>(i) + 1);
+    const ns base = cappedBackoff(o.reconnect, static_cast<std::int64_t>(i) + 1);
     CHECK(delays[i] >= base * 8 / 10);
     CHECK(delays[i] <= std::min<ns>(base * 12 / 10, 120s));
   }
   // Exactly the delays of a RetryState with the same seed, and reproducible.
-  RetryState state(o.reconnectBackoff, 0ns, 42);
+  RetryState state(o.reconnect, 0ns, 42);
   for (const ns d : delays) CHECK(state.next(0ns, "disconnected").delay == d);
   CHECK(b.backoffs() == delays);
   CHECK(c.backoffs() != delays);
@@ -264,7 +264,7 @@ TEST_CASE("reconnect: jittered delays stay within 20 percent and follow the seed
 
 TEST_CASE("reconnect: seed 0 draws a different seed for each task") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff = {};
+  o.reconnect = {};
   o.seed = 0;
   ReconnectRig a(false, o);
   ReconnectRig b(false, o);
@@ -275,7 +275,7 @@ TEST_CASE("reconnect: seed 0 draws a different seed for each task") {
 
 TEST_CASE("reconnect: per-error rules name the cause") {
   HeartbeatOptions o = testOptions();
-  o.reconnectBackoff.ignore = {"read-idle"};  // reconnect only when disconnected
+  o.reconnect.ignore = {"read-idle"};  // reconnect only when disconnected
   ReconnectRig r(true, o);
   r.rig.runUntil(9s);
   CHECK(r.ch->reconnects().empty());

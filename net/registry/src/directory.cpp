@@ -270,19 +270,18 @@ private:
     const dubbo::ParsedUrl parsed = dubbo::parseUrl(url);
     net::ClientOptions options = options_.client;
     options.server = net::Endpoint{parsed.url.host, parsed.url.port};
-    options.heartbeat.heartbeat = advertisedHeartbeat(parsed.url);
+    options.heartbeat.interval = advertisedHeartbeat(parsed.url);
     if (options.heartbeat.idleTimeout != nanoseconds(0) &&
-        options.heartbeat.idleTimeout < 2 * options.heartbeat.heartbeat) {
+        options.heartbeat.idleTimeout < 2 * options.heartbeat.interval) {
       options.heartbeat.idleTimeout = nanoseconds(0);  // 3 × the provider's interval
     }
     Entry entry{
         nullptr,
-        Provider{url, options.server, net::ClientState::Disconnected, options.heartbeat.heartbeat},
+        Provider{url, options.server, net::ClientState::Disconnected, options.heartbeat.interval},
         std::make_shared<std::string>()};
     try {
       entry.client = std::make_shared<net::TcpClient>(loop_, timer_, options, wrap(url),
-                                                      onStateChange(url, entry.why),
-                                                      options_.listener, options_.metrics);
+                                                      onStateChange(url, entry.why));
     } catch (const std::exception& e) {
       core::log(core::LogLevel::Warn, "directory {}: provider {}: {}", service_, url, e.what());
       std::lock_guard lock(mutex_);
@@ -308,7 +307,7 @@ private:
     } catch (const std::exception&) {
       ms = 0;
     }
-    if (ms <= 0) return options_.client.heartbeat.heartbeat;
+    if (ms <= 0) return options_.client.heartbeat.interval;
     return std::clamp<nanoseconds>(std::chrono::milliseconds(ms), options_.minHeartbeat,
                                    options_.maxHeartbeat);
   }

@@ -46,33 +46,16 @@ bool hasSpace(std::string_view s) {
       fmt::format("registry url \"{}\": {} (expected: {})", url, what, expected));
 }
 
-// 1..65535, decimal digits only.
-std::optional<std::uint16_t> portOf(std::string_view s) {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  std::uint32_t port = 0;
-  for (char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c)) == 0) return std::nullopt;
-    port = port * 10 + static_cast<std::uint32_t>(c - '0');
-  }
-  if (port < 1 || port > 65535) return std::nullopt;
-  return static_cast<std::uint16_t>(port);
-}
-
-// "host:port" or "[v6]:port" → the endpoint (brackets removed); `url` is for the error only.
+// "host:port" or "[v6]:port" → the endpoint (brackets removed), read by net::parseEndpoint (the
+// one host:port parser; config reads addresses through it too, with this expectation); a registry
+// needs a port. `url` is for the error only.
 net::Endpoint endpointOf(std::string_view url, std::string_view authority) {
-  constexpr std::string_view kHostPort = "host:port, IPv6 as [::1]:port, port 1..65535";
-  const auto colon = authority.rfind(':');
-  if (colon == std::string_view::npos) badUrl(url, "no port", kHostPort);
-  std::string_view host = authority.substr(0, colon);
-  if (host.starts_with('[') && host.ends_with(']') && host.size() > 2) {
-    host = host.substr(1, host.size() - 2);
-    if (host.find(':') == std::string_view::npos) badUrl(url, "brackets", "only around IPv6");
-  } else if (host.empty() || host.find_first_of(":[]@") != std::string_view::npos) {
-    badUrl(url, fmt::format("host \"{}\"", host), kHostPort);
+  std::optional<net::Endpoint> endpoint = net::parseEndpoint(authority);
+  if (!endpoint || endpoint->port == 0) {
+    badUrl(url, fmt::format("address \"{}\"", authority),
+           "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 1..65535");
   }
-  const auto port = portOf(authority.substr(colon + 1));
-  if (!port) badUrl(url, fmt::format("port \"{}\"", authority.substr(colon + 1)), kHostPort);
-  return {std::string(host), *port};
+  return std::move(*endpoint);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ net::ClientOptions clientOptions(const BenchConfig& config) {
   net::ClientOptions o;
   o.server =
       net::Endpoint{listenAddress(config.procIndex), static_cast<std::uint16_t>(config.port)};
-  o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
+  o.heartbeat.interval = std::chrono::milliseconds(config.heartbeatMs);  // idle timeout: 3 ×
   return o;
 }
 
@@ -114,9 +114,11 @@ struct ClientProcess {
     for (int started = 0; started < config.conns;) {
       const int n = std::min(kBatch, config.conns - started);
       for (int i = 0; i < n; ++i) {
+        net::ClientOptions options = clientOptions(config);
+        options.taskListener = listener;
+        options.taskMetrics = metrics;
         clients.push_back(std::make_unique<net::TcpClient>(
-            loop, timer, clientOptions(config), failureRecorder(counters), countingState(counters),
-            listener, metrics));
+            loop, timer, options, failureRecorder(counters), countingState(counters)));
         clients.back()->start();
       }
       started += n;

@@ -140,8 +140,8 @@ struct D1Server {
       o.listen = net::Endpoint{"127.0.0.1", 0};
       o.heartbeat = d1Heartbeat(c, groups[g]);
       listeners.push_back(std::make_shared<GroupListener>(recorder, static_cast<int>(g)));
-      servers.push_back(std::make_unique<net::TcpServer>(loop, timer, o, net::ChannelHandler{},
-                                                         listeners.back()));
+      o.taskListener = listeners.back();
+      servers.push_back(std::make_unique<net::TcpServer>(loop, timer, o, net::ChannelHandler{}));
     }
   }
 
@@ -186,8 +186,9 @@ struct D1Client {
     o.heartbeat = d1Heartbeat(config, groups[g]);
     // How fast a torn-down client gets back between trials; detection does not depend on it.
     o.connectTimeout = 1s;
-    o.heartbeat.reconnectBackoff.initialDelay = 250ms;
-    o.heartbeat.reconnectBackoff.maxDelay = 2s;
+    o.heartbeat.reconnect.initialDelay = 250ms;
+    o.heartbeat.reconnect.maxDelay = 2s;
+    o.taskListener = listeners[g];
     return o;
   }
 
@@ -199,8 +200,7 @@ struct D1Client {
     for (int i = 0; i < config.conns; ++i) {
       for (std::size_t g = 0; g < groups.size(); ++g) {
         clients.push_back(
-            std::make_unique<net::TcpClient>(loop, timer, options(g), net::ChannelHandler{},
-                                             net::TcpClient::StateCallback{}, listeners[g]));
+            std::make_unique<net::TcpClient>(loop, timer, options(g), net::ChannelHandler{}));
         clients.back()->start();
       }
       std::this_thread::sleep_for(step);
@@ -328,7 +328,7 @@ DetectorGroup parsePhiExtra(std::string_view text) {
 
 tasks::HeartbeatOptions d1Heartbeat(const BenchConfig& config, const DetectorGroup& group) {
   tasks::HeartbeatOptions o;
-  o.heartbeat = std::chrono::milliseconds(config.heartbeatMs);  // idle and close: 3 ×
+  o.interval = std::chrono::milliseconds(config.heartbeatMs);  // idle and close: 3 ×
   o.detector = group.kind;
   o.phi.threshold = group.threshold;
   o.phi.acceptablePause = std::chrono::milliseconds(group.acceptablePauseMs);

@@ -49,7 +49,7 @@ net::ServerOptions serverOptions(const BenchConfig& config, int index) {
   // Thousands of clients connect at once: a production server facing a fleet sets the backlog
   // up to the kernel's somaxconn (4096 here), as Netty users set SO_BACKLOG.
   o.backlog = 4096;
-  o.heartbeat.heartbeat = std::chrono::milliseconds(config.heartbeatMs);
+  o.heartbeat.interval = std::chrono::milliseconds(config.heartbeatMs);
   return o;
 }
 
@@ -61,8 +61,10 @@ struct ServerProcess {
     // One listener per client process, each on its own loopback address (see listenAddress()),
     // all on the one loop and wheel: still one server process in the library's model.
     for (int i = 0; i < c.clientProcs; ++i) {
-      servers.push_back(std::make_unique<net::TcpServer>(
-          loop, timer, serverOptions(c, i), countingHandler(counters), nullptr, metrics));
+      net::ServerOptions options = serverOptions(c, i);
+      options.taskMetrics = metrics;
+      servers.push_back(
+          std::make_unique<net::TcpServer>(loop, timer, options, countingHandler(counters)));
     }
   }
 

@@ -78,7 +78,7 @@ TEST_CASE("bad magic after good frames gives the same outcome at every cut") {
 }
 
 TEST_CASE("a body exactly at the limit is accepted whole and split") {
-  const CodecOptions options{.maxBodyBytes = 100};
+  const CodecOptions options{.maxBody = 100};
   const std::string wire = encode({kHessian2, kStatusOk, 5, pattern(100)}, 100);
   CHECK(decodeWhole(wire, options).frames.size() == 1);
   const auto split = decodeSplit(wire, {16, 17}, options);
@@ -87,7 +87,7 @@ TEST_CASE("a body exactly at the limit is accepted whole and split") {
 }
 
 TEST_CASE("limit plus one is refused when the header completes and the body is never buffered") {
-  const CodecOptions options{.maxBodyBytes = 100};
+  const CodecOptions options{.maxBody = 100};
   FrameDecoder decoder(options);
   RecordingSink sink;
   const std::string header = headerOnly(5, 101);
@@ -114,8 +114,8 @@ TEST_CASE(
   CHECK(decoder.buffered() == 0);
 }
 
-TEST_CASE("lengths above 2147483647 are refused whatever maxBodyBytes says") {
-  const CodecOptions unlimited{.maxBodyBytes = std::numeric_limits<std::size_t>::max()};
+TEST_CASE("lengths above 2147483647 are refused whatever maxBody says") {
+  const CodecOptions unlimited{.maxBody = std::numeric_limits<std::size_t>::max()};
   const auto out = decodeWhole(headerOnly(1, 0x80000000), unlimited);
   CHECK(out.error == DecodeError::BodyTooLarge);
   CHECK(out.reason == "body length 2147483648 (expected: <= 2147483647)");

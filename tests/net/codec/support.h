@@ -35,9 +35,9 @@ inline Frame copyOf(const FrameView& view) {
   return Frame{view.flags, view.status, view.id, std::string(view.body)};
 }
 
-inline std::string encode(const Frame& f, std::size_t maxBodyBytes = CodecOptions{}.maxBodyBytes) {
+inline std::string encode(const Frame& f, std::size_t maxBody = CodecOptions{}.maxBody) {
   std::string out;
-  encodeFrame(out, f.flags, f.status, f.id, f.body, maxBodyBytes);
+  encodeFrame(out, f.flags, f.status, f.id, f.body, maxBody);
   return out;
 }
 

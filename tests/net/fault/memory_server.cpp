@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   Closes closes;
   net::ServerOptions so;
   so.listen = {"127.0.0.1", 0};
-  so.heartbeat.heartbeat = 1s;
+  so.heartbeat.interval = 1s;
   so.heartbeat.closeTimeout = args.closeTimeout;
   net::ChannelHandler handler;
   handler.onFrame = [](net::Channel& ch, const net::FrameView& f) {

@@ -384,7 +384,7 @@ TEST_CASE(
     return kinds;
   };
   DirectoryOptions options = fastDirectory();
-  options.metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  options.client.taskMetrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
   Directory directory(env.loop, env.timer, *consumerReg, kService, options, {}, events);
   directory.start();
   CHECK(directory.client(staysUrl) == nullptr);  // not followed yet
@@ -399,14 +399,14 @@ TEST_CASE(
   CHECK(staysClient->state() == ClientState::Connected);
   CHECK(directory.client(providerUrl(1)) == nullptr);
   // The metrics given in the options observe the providers' clients: heartbeats (every 100 ms).
-  CHECK(waitFor([&] { return options.metrics->snapshot().heartbeatsSent >= 2; }, 5s));
+  CHECK(waitFor([&] { return options.client.taskMetrics->snapshot().heartbeatsSent >= 2; }, 5s));
 
   // One provider's server goes away: its connection drop is reported with its url (not an
   // owner's close), its client reconnects (counted by the same metrics) and stays its client.
   goes->stop();
   REQUIRE(waitFor([&] { return !dropsOf(goesUrl).empty(); }, 5s));
   CHECK(dropsOf(goesUrl).front() != CloseKind::ClosedByOwner);
-  CHECK(waitFor([&] { return options.metrics->snapshot().reconnectsStarted >= 1; }, 5s));
+  CHECK(waitFor([&] { return options.client.taskMetrics->snapshot().reconnectsStarted >= 1; }, 5s));
   CHECK(directory.client(goesUrl) == goesClient);
   CHECK(goesClient->state() != ClientState::Closed);
   CHECK(dropsOf(staysUrl).empty());

@@ -80,13 +80,12 @@ void withLiveScrape(const std::function<void(const std::string&, const MetricsWr
   RegistryServer registryServer(env.loop, env.timer, serverOptions());
   const auto registryPort = registryServer.start();
   auto tasks = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  TcpServer provider(env.loop, env.timer, serverOptions(),
-                     ChannelHandler{.onFrame =
-                                        [](Channel& ch, const FrameView& f) {
-                                          if (f.isRequest() && f.isTwoWay())
-                                            (void)ch.reply(f, f.body);
-                                        }},
-                     nullptr, tasks);
+  ServerOptions providerOptions = serverOptions();
+  providerOptions.taskMetrics = tasks;
+  TcpServer provider(env.loop, env.timer, providerOptions,
+                     ChannelHandler{.onFrame = [](Channel& ch, const FrameView& f) {
+                       if (f.isRequest() && f.isTwoWay()) (void)ch.reply(f, f.body);
+                     }});
   const auto providerPort = provider.listen();
   auto providerReg = makeRegistry(env.loop, env.timer, setupAt(registryPort));
   providerReg->start();
@@ -94,9 +93,9 @@ void withLiveScrape(const std::function<void(const std::string&, const MetricsWr
   consumerReg->start();
   DirectoryOptions options;
   options.client = clientOptions(1);
-  options.client.heartbeat.heartbeat = 1s;  // fewer reconnects on a slow (sanitized) run
+  options.client.heartbeat.interval = 1s;  // fewer reconnects on a slow (sanitized) run
   options.minHeartbeat = 50ms;
-  options.metrics = tasks;
+  options.client.taskMetrics = tasks;
   Directory directory(env.loop, env.timer, *consumerReg, kService, options);
   directory.start();
   providerReg->registerUrl(fmt::format("dubbo://127.0.0.1:{}/{}", providerPort, kService));

@@ -42,9 +42,9 @@ namespace wheelbeat::net {
 // The outcome of a send. Anything but Queued means nothing was queued.
 enum class SendResult : std::uint8_t {
   Queued,        // handed to the loop; written whole (one frame is never split across writes)
-  QueueFull,     // the bytes queued would exceed maxSendQueueBytes (back-pressure)
+  QueueFull,     // the bytes queued would exceed maxSendQueue (back-pressure)
   NotConnected,  // not connected (connecting, disconnected or closed)
-  BodyTooLarge,  // body above CodecOptions::maxBodyBytes
+  BodyTooLarge,  // body above CodecOptions::maxBody
 };
 // "queued", "queue-full", "not-connected", "body-too-large".
 [[nodiscard]] std::string_view sendResultName(SendResult result) noexcept;

@@ -7,7 +7,7 @@
 //                          low 5 bits: serialization id (hessian2 = 2)
 //          3  status       responses: 20 = OK (Dubbo's codes); requests: 0
 //          4  request id   8 bytes, any value (0 included); a response echoes its request's id
-//         12  body length  4 bytes, 0 .. maxBodyBytes
+//         12  body length  4 bytes, 0 .. maxBody
 //         16  body
 // Heartbeat request  DA BB E2 00 <id> 00 00 00 01 4E   (request | two-way | event | hessian2,
 //                                                        body = hessian2 null 'N')
@@ -75,11 +75,11 @@ struct FrameView {
 };
 
 // Appends one whole frame (header + body) to `out`. Throws std::invalid_argument if the body is
-// longer than maxBodyBytes or 2^31 - 1 (message names the size and the limit, e.g.
+// longer than maxBody or 2^31 - 1 (message names the size and the limit, e.g.
 // "encodeFrame: body length 9000000 (expected: <= 8388608)"); `out` is then unchanged.
 // `flags` and `status` are written as given (a response's flags have no kRequest bit).
 void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std::uint64_t id,
-                 std::string_view body, std::size_t maxBodyBytes = CodecOptions{}.maxBodyBytes);
+                 std::string_view body, std::size_t maxBody = CodecOptions{}.maxBody);
 
 // The 17-byte heartbeat frames (see the file comment), appended to `out`.
 void encodeHeartbeatRequest(std::string& out, std::uint64_t id);
@@ -91,7 +91,7 @@ void encodeReadOnlyEvent(std::string& out, std::uint64_t id);
 enum class DecodeError {
   None,
   BadMagic,        // the first two bytes of a header are not DA BB
-  BodyTooLarge,    // the header announces a body above maxBodyBytes
+  BodyTooLarge,    // the header announces a body above maxBody
   TruncatedAtEof,  // finish(): the stream ended inside a frame
   BudgetExceeded,  // buffering a split frame would exceed its PartialFrameBudget
   OutOfMemory,     // the buffer of a split frame could not be allocated (std::bad_alloc)
@@ -105,7 +105,7 @@ enum class DecodeError {
 
 // Bytes of split frames buffered by every decoder of one event loop, against a limit: a peer
 // that announces a large body and trickles it (or many peers at once) can hold at most `limit`
-// bytes of this process's memory, whatever maxBodyBytes allows per frame. A decoder charges the
+// bytes of this process's memory, whatever maxBody allows per frame. A decoder charges the
 // capacity of its buffer above kFreePartialBytes (small split frames, the common case of a read
 // boundary falling inside a frame, are never refused) and gives it back once the frame is
 // delivered, on an error, and when it is destroyed.
@@ -158,7 +158,7 @@ public:
 //
 // Errors are found as early as the bytes allow: bad magic once the first two bytes of a header
 // are in, a body length above the limit once the header is complete (the body is never
-// buffered). The limit is min(maxBodyBytes, 2^31 - 1): Dubbo's length field is a signed int.
+// buffered). The limit is min(maxBody, 2^31 - 1): Dubbo's length field is a signed int.
 // A buffer that cannot grow (the budget refuses, or the allocation throws std::bad_alloc) ends
 // the stream with BudgetExceeded or OutOfMemory: the process goes on, this stream stops.
 class FrameDecoder {
@@ -214,7 +214,7 @@ private:
   DecodeError fail(DecodeError error, std::string reason);
 
   CodecOptions options_;
-  std::size_t maxBody_;         // min(options_.maxBodyBytes, 2^31 - 1)
+  std::size_t maxBody_;         // min(options_.maxBody, 2^31 - 1)
   PartialFrameBudget* budget_;  // may be null
   // A frame split across feeds: its bytes so far. Managed by hand, not a std::string, so that
   // the capacity (what the budget is charged) is exactly what was allocated.

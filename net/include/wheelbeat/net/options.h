@@ -32,9 +32,9 @@ struct Endpoint {
 
 // Frame limits of the exchange codec (see codec.h).
 struct CodecOptions {
-  // Largest body accepted or sent (Dubbo's `payload`). 1 .. 2^31 - 1 (the header's 4-byte length
-  // is signed in Dubbo).
-  std::size_t maxBodyBytes = std::size_t{8} << 20;
+  // Largest body accepted or sent, in bytes (Dubbo's `payload`). 1 .. 2^31 - 1 (the header's
+  // 4-byte length is signed in Dubbo).
+  std::size_t maxBody = std::size_t{8} << 20;
 };
 
 // One event loop's limits (EventLoop's constructor).
@@ -55,7 +55,7 @@ inline constexpr std::size_t kMaxIoThreads = 1024;
 
 // One channel's outbound limit: bytes queued but not yet written by the kernel. A send beyond it
 // is refused (back-pressure reported to the caller), never buffered without bound.
-// >= CodecOptions::maxBodyBytes + 16, so one largest frame always fits an empty queue.
+// >= CodecOptions::maxBody + 16, so one largest frame always fits an empty queue.
 inline constexpr std::size_t kDefaultMaxSendQueueBytes = std::size_t{16} << 20;
 
 struct ServerOptions {
@@ -65,7 +65,8 @@ struct ServerOptions {
   // counts it). 0 = unlimited (then RLIMIT_NOFILE is the bound). Dubbo: `accepts`, default 0.
   std::size_t maxConnections = 0;
   CodecOptions codec{};
-  std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
+  // Bytes queued on a channel but not yet written (see kDefaultMaxSendQueueBytes).
+  std::size_t maxSendQueue = kDefaultMaxSendQueueBytes;
   // TcpServer::shutdown()'s wait for requests in flight, >= 0. Dubbo: `shutdown.wait`, 10 s.
   std::chrono::nanoseconds shutdownGrace = std::chrono::seconds(10);
   // The server's close-idle task uses heartbeat.closeTimeout (after resolved()).
@@ -73,6 +74,10 @@ struct ServerOptions {
   // Where its channels count (channel_metrics.h); null = processChannelMetrics(). Not parsed
   // from JSON (config/): set by code.
   std::shared_ptr<ChannelMetrics> metrics{};
+  // Observe the close-idle tasks of its channels (task_listener.h); each may be null and may be
+  // shared with other servers and clients. Not parsed from JSON (config/): set by code.
+  std::shared_ptr<tasks::TaskListener> taskListener{};
+  std::shared_ptr<tasks::TaskMetrics> taskMetrics{};
 };
 
 struct ClientOptions {
@@ -80,12 +85,17 @@ struct ClientOptions {
   // A connect attempt that has not completed by then fails with "timeout". > 0. Dubbo: 3 s.
   std::chrono::nanoseconds connectTimeout = std::chrono::seconds(3);
   CodecOptions codec{};
-  std::size_t maxSendQueueBytes = kDefaultMaxSendQueueBytes;
-  // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnectBackoff, seed).
+  // Bytes queued on a channel but not yet written (see kDefaultMaxSendQueueBytes).
+  std::size_t maxSendQueue = kDefaultMaxSendQueueBytes;
+  // Heartbeat and reconnect tasks (heartbeat, idleTimeout, reconnect, seed).
   tasks::HeartbeatOptions heartbeat{};
   // Where its channel counts (channel_metrics.h); null = processChannelMetrics(). Not parsed
   // from JSON (config/): set by code.
   std::shared_ptr<ChannelMetrics> metrics{};
+  // Observe its heartbeat and reconnect tasks (task_listener.h); each may be null and may be
+  // shared with other clients and servers. Not parsed from JSON (config/): set by code.
+  std::shared_ptr<tasks::TaskListener> taskListener{};
+  std::shared_ptr<tasks::TaskMetrics> taskMetrics{};
 };
 
 // Each throws std::invalid_argument naming the first bad field, its value and the expectation,

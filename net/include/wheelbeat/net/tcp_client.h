@@ -1,6 +1,6 @@
 // TcpClient: one connection to a server that keeps itself alive. A HeartbeatTimerTask and a
 // ReconnectTimerTask on the shared wheel watch the client's channel: heartbeats when the
-// connection is idle, and a reconnect (backoff with jitter from heartbeat.reconnectBackoff) when
+// connection is idle, and a reconnect (backoff with jitter from heartbeat.reconnect) when
 // it is down or read-idle beyond idleTimeout (half-open). The channel (channel()) is one stable
 // object across reconnects: each (re)connect swaps the socket underneath it.
 //
@@ -84,18 +84,14 @@ public:
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
   // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
-  // The loop and the timer must outlive the client. `listener`/`metrics` observe its heartbeat and
-  // reconnect tasks.
+  // The loop and the timer must outlive the client. options.taskListener / taskMetrics observe its
+  // heartbeat and reconnect tasks.
   TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
-            ChannelHandler handler = {}, StateCallback onStateChange = {},
-            std::shared_ptr<tasks::TaskListener> listener = nullptr,
-            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+            ChannelHandler handler = {}, StateCallback onStateChange = {});
   // The same on group.next() (the group's round robin; validated first, so a rejected call does
   // not move it). The group must outlive the client.
   TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, ClientOptions options,
-            ChannelHandler handler = {}, StateCallback onStateChange = {},
-            std::shared_ptr<tasks::TaskListener> listener = nullptr,
-            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+            ChannelHandler handler = {}, StateCallback onStateChange = {});
   // close().
   ~TcpClient();
 

@@ -76,15 +76,13 @@ struct ShutdownReport {
 class TcpServer {
 public:
   // Validates `options` (std::invalid_argument, see options.h). The loop and the timer must
-  // outlive the server. `listener`/`metrics` observe the close-idle tasks (may be null).
+  // outlive the server. options.taskListener / taskMetrics observe the close-idle tasks.
   TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
-            ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener = nullptr,
-            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+            ChannelHandler handler);
   // Over every loop of `group` (see "Loop group"); otherwise as above. The group and the timer
   // must outlive the server; `handler` is shared by every loop's channels.
   TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, ServerOptions options,
-            ChannelHandler handler, std::shared_ptr<tasks::TaskListener> listener = nullptr,
-            std::shared_ptr<tasks::TaskMetrics> metrics = nullptr);
+            ChannelHandler handler);
   // stop().
   ~TcpServer();
 

@@ -1,12 +1,12 @@
 // The connection-keeping tasks, with Dubbo's semantics and defaults, all on one shared wheel (no
 // timer and no thread per connection):
-//   HeartbeatTimerTask (client)  every heartbeat/3: sends a heartbeat if read- or write-idle
-//                                >= heartbeat.
+//   HeartbeatTimerTask (client)  every interval/3: sends a heartbeat if read- or write-idle
+//                                >= interval.
 //   ReconnectTimerTask (client)  every idleTimeout/3: reconnects if disconnected or read-idle
 //                                >= idleTimeout (half-open), with backoff and jitter.
 //   CloseTimerTask (server)      every closeTimeout/3: closes the channel if read- or write-idle
 //                                > closeTimeout, then ends.
-// Unlike Dubbo, check intervals are not raised to 1 s: heartbeat only has to be > 0 (tests and
+// Unlike Dubbo, check intervals are not raised to 1 s: interval only has to be > 0 (tests and
 // tight deployments use short ones). Idle times are now - lastRead() / now - lastWrite() on the
 // timer's clock. Create each task with std::make_shared, then start(firstDelay) it (usually its
 // checkInterval()); see AbstractTimerTask for the chain's rules, threads and cancel().
@@ -34,22 +34,22 @@ namespace wheelbeat::tasks {
 
 // Plain options of the three tasks (config/ parses JSON into this struct).
 struct HeartbeatOptions {
-  // > 0. Dubbo's default.
-  std::chrono::nanoseconds heartbeat = std::chrono::seconds(60);
-  // 0 = 3 × heartbeat (Dubbo's default); otherwise >= 2 × heartbeat, so that at least one
+  // Time without traffic before a heartbeat is sent (Dubbo: `heartbeat`), > 0. Dubbo's default.
+  std::chrono::nanoseconds interval = std::chrono::seconds(60);
+  // 0 = 3 × interval (Dubbo's default); otherwise >= 2 × interval, so that at least one
   // heartbeat (and its answer) fits in before the connection counts as dead.
   std::chrono::nanoseconds idleTimeout{0};
   // Server side. 0 = idleTimeout (after its own default); otherwise > 0.
   std::chrono::nanoseconds closeTimeout{0};
   // Delay between reconnect attempts (gRPC's defaults: 1 s, × 1.6, ±20 %, 120 s cap, forever).
   // Error names for retryOn / ignore: "disconnected", "read-idle".
-  RetryOptions reconnectBackoff{};
+  RetryOptions reconnect{};
   // Seed of the reconnect jitter. 0 = a fresh one from std::random_device for each task, so a
   // fleet does not reconnect in lockstep; a fixed seed shared by many channels would.
   std::uint64_t seed = 0;
   // Which rule finds a silent connection dead (failure_detector.h). Fixed: read idle >=
   // idleTimeout (client) / closeTimeout (server), checked every timeout / 3. Phi: also as soon as
-  // the channel's φ-accrual detector reaches phi.threshold, checked every heartbeat / 3; the fixed
+  // the channel's φ-accrual detector reaches phi.threshold, checked every interval / 3; the fixed
   // rule stays the upper bound, evaluated at its own cadence (timeout / 3), so enabling φ never
   // makes the fixed rule stricter than it was.
   DetectorKind detector = DetectorKind::Fixed;
@@ -60,14 +60,14 @@ struct HeartbeatOptions {
 };
 
 // Throws std::invalid_argument naming the first bad field, its value and the expectation, e.g.
-// "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * heartbeat = 2m)". Rules: heartbeat
-// > 0; idleTimeout 0 or >= 2 * heartbeat; closeTimeout >= 0; reconnectBackoff valid (its
-// messages read "HeartbeatOptions.reconnectBackoff.maxDelay = ..."); phi valid
+// "HeartbeatOptions.idleTimeout = 90s (expected: >= 2 * interval = 2m)". Rules: interval
+// > 0; idleTimeout 0 or >= 2 * interval; closeTimeout >= 0; reconnect valid (its
+// messages read "HeartbeatOptions.reconnect.maxDelay = ..."); phi valid
 // ("HeartbeatOptions.phi.threshold = ...").
 void validate(const HeartbeatOptions& options);
 
 // When the fixed idle rule may be evaluated: every run without φ; with φ (whose checks run every
-// heartbeat / 3) only every timeout / 3, as without it. Wheel thread only.
+// interval / 3) only every timeout / 3, as without it. Wheel thread only.
 class FixedRuleCadence {
 public:
   FixedRuleCadence(bool phi, std::chrono::nanoseconds period) noexcept
@@ -87,7 +87,7 @@ private:
 };
 
 // Client: keeps the connection's traffic alive. Each run: if the channel is connected and
-// read-idle or write-idle >= heartbeat, calls sendHeartbeat() (TaskMetrics::heartbeatsSent,
+// read-idle or write-idle >= interval, calls sendHeartbeat() (TaskMetrics::heartbeatsSent,
 // TaskListener::onHeartbeatSent). While traffic flows both ways it sends nothing.
 class HeartbeatTimerTask final : public AbstractTimerTask {
 public:
@@ -97,7 +97,7 @@ public:
                      std::shared_ptr<TaskListener> listener = nullptr,
                      std::shared_ptr<TaskMetrics> metrics = nullptr);
 
-  // heartbeat / 3 (Dubbo's tick). Thread: any.
+  // interval / 3 (Dubbo's tick). Thread: any.
   [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
 
 protected:

@@ -46,8 +46,10 @@
 namespace wheelbeat::registry {
 
 struct DirectoryOptions {
-  // Every provider's client: heartbeat, reconnect backoff, connect timeout, limits. `server` is
-  // replaced by the provider's address, heartbeat.heartbeat by its `heartbeat` parameter.
+  // Every provider's client: heartbeat, reconnect backoff, connect timeout, limits, and
+  // client.taskListener / taskMetrics, which observe every provider client's heartbeat and
+  // reconnect tasks (may be null; shared by all). `server` is replaced by the provider's address,
+  // heartbeat.interval by its `heartbeat` parameter.
   net::ClientOptions client{};
   bool emptyProtection = true;
   // How long calls in flight to a provider that left may still finish before its client closes
@@ -62,9 +64,6 @@ struct DirectoryOptions {
   // Keeps only the providers this consumer may call (e.g. Dubbo's version and group match); null
   // = every provider. Called on the loop thread; must not throw (a throw counts as "no").
   std::function<bool(std::string_view url)> accept;
-  // Observe every provider client's heartbeat and reconnect tasks (may be null; shared by all).
-  std::shared_ptr<tasks::TaskListener> listener;
-  std::shared_ptr<tasks::TaskMetrics> metrics;
 };
 
 // Throws std::invalid_argument naming the field, e.g.

@@ -31,7 +31,9 @@ struct RegistryOptions {
 struct RegistrySetup {
   RegistryOptions registry{};  // kind, address, group, session
   // Heartbeat, reconnect backoff, connect timeout, limits of the engine's connection(s);
-  // `client.server` is ignored (replaced by registry.address).
+  // `client.server` is ignored (replaced by registry.address). client.taskListener / taskMetrics
+  // observe the embedded engine's connection tasks (its TcpClient); the Redis engine's tasks
+  // report to its own log instead, and the ZooKeeper engine runs no such tasks.
   net::ClientOptions client{};
   tasks::FailbackOptions failback{};
   std::chrono::nanoseconds requestTimeout = std::chrono::seconds(3);  // each call, > 0

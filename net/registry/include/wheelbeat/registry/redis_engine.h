@@ -43,7 +43,7 @@
 //   read is the older of the two links' last reads (alive = both answer), its last write the
 //   command link's, connected = the handshake above done, connecting = an attempt in flight.
 //   Heartbeat (HeartbeatTimerTask, checked every heartbeat / 3): once the pair is read- or
-//   write-idle for client.heartbeat.heartbeat, the client PUBLISHes on its own heartbeat channel
+//   write-idle for client.heartbeat.interval, the client PUBLISHes on its own heartbeat channel
 //   "/G/-heartbeat/<random>" — the reply proves the command link alive, the message the
 //   subscriber link.
 //   Half-open (ReconnectTimerTask, checked every idleTimeout / 3): a link silent for idleTimeout
@@ -51,7 +51,7 @@
 //   connected again at once (retry error name "read-idle"); found within idleTimeout +
 //   idleTimeout / 3 + one wheel tick of the last answer.
 //   A lost link, or a failed attempt (refused, handshake error, connect timeout), tears both down:
-//   pending calls fail "disconnected"; the next attempt waits client.heartbeat.reconnectBackoff's
+//   pending calls fail "disconnected"; the next attempt waits client.heartbeat.reconnect's
 //   next delay counted from the loss (error name "disconnected"), the first one after an outage
 //   its initial delay; an attempt in flight is never doubled nor counted as failed. A policy that
 //   gives up leaves the engine down (logged as an error). Every successful connect is reported
