@@ -119,12 +119,13 @@ void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
 // one heartbeat per due channel (~450 in H1) at once; run in one go, their writes all went out
 // before any answer was read, and each answer waited for the whole burst. In shares of 32,
 // answers are read between shares: H1's heartbeat RTT p50 / p99 went from 22.8 / 38.3 ms to
-// 14.0 / 30.1 ms, CPU per heartbeat unchanged (README, "Heartbeats at scale"); shares of 8
-// measured the same within noise. Why not spread a tick's sends over the tick instead: each
-// send would then wake the peer's loop on its own (the server's epoll_wait returns ~150 ready
-// sockets per call in a burst), a sleep and a wake-up per heartbeat on both sides, against a CPU
-// budget of 1.10 × the floor. The poll between shares costs one epoll_wait that returns at once
-// (the eventfd is ready), nothing per function.
+// 14.0 / 30.1 ms (README, "Heartbeats at scale"); shares of 8 measured the same within noise.
+// On a quiet machine the shares cost CPU per heartbeat (1.16-1.21 x the floor against 1.06-1.09
+// before, two runs each): the server wakes per share rather than per burst. Still open (README).
+// Why not spread a tick's sends over the tick instead: each send would then wake the peer's loop on
+// its own (the server's epoll_wait returns ~150 ready sockets per call in a burst), a sleep and a
+// wake-up per heartbeat on both sides, against a CPU budget of 1.10 × the floor. The poll between
+// shares costs one epoll_wait that returns at once (the eventfd is ready), nothing per function.
 void EventLoop::Impl::runBatch() noexcept {
   if (!takeQueue()) {
     runSome(kPostedPerPoll);
