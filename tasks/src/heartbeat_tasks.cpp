@@ -2,6 +2,7 @@
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -128,16 +129,25 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
       heartbeat_(checked(options).interval),
       interval_(heartbeat_ / 3) {}
 
+// Dubbo's rule (a heartbeat once read- or write-idle >= interval), re-armed for the channel's own
+// next deadline as Netty's IdleStateHandler does: a check before min(lastRead, lastWrite) +
+// heartbeat could not send (the timestamps only move forward), so the task sleeps until then
+// instead of waking every interval / 3. Same heartbeats, a third of the runs (H1: 2 runs per
+// heartbeat instead of 3 to 4: the wheel thread was a third of the user-space CPU above the
+// floor). After a send, the next check is interval / 3 later, as in Dubbo: while the peer stays
+// silent, every check sends one; once it answers, that check finds the new deadline.
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
+  if (!channel.isConnected()) return interval_;  // a (re)connect stamps both: look again soon
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
-  if (channel.isConnected() && (readIdle >= heartbeat_ || writeIdle >= heartbeat_)) {
-    channel.sendHeartbeat();
-    logDecision(core::LogLevel::Debug, channel, "heartbeat sent (read idle {}, write idle {})",
-                core::human(readIdle), core::human(writeIdle));
-    count(&TaskMetrics::heartbeatsSent);
-    notify([&channel](TaskListener& l) { l.onHeartbeatSent(channel); });
-  }
+  const nanoseconds idle = std::max(readIdle, writeIdle);
+  if (idle < heartbeat_) return heartbeat_ - idle;
+  retryAfter(interval_);  // if sendHeartbeat() throws: the next check, as before
+  channel.sendHeartbeat();
+  logDecision(core::LogLevel::Debug, channel, "heartbeat sent (read idle {}, write idle {})",
+              core::human(readIdle), core::human(writeIdle));
+  count(&TaskMetrics::heartbeatsSent);
+  notify([&channel](TaskListener& l) { l.onHeartbeatSent(channel); });
   return interval_;
 }
 

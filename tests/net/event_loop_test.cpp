@@ -1,10 +1,13 @@
-// EventLoop: post order, coalesced wake-ups, call(), refusal after stop, and stop()'s result.
+// EventLoop: post order, coalesced wake-ups, bursts run in shares with polls between them, call(),
+// refusal after stop, and stop()'s result.
 #include "support.h"
 
 #include <signal.h>
+#include <uv.h>  // a check handle counts the loop's polls
 
 #include <future>
 #include <stdexcept>
+#include <vector>
 
 namespace wbnet {
 
@@ -58,6 +61,48 @@ TEST_CASE("loop coalesces 1000 posts made while it is busy into one wake-up") {
   REQUIRE(waitFor([&] { return ran.load() == 1000; }));
   CHECK(loop.wakeups() == before + 1);
   CHECK(loop.tasksRun() == 1001);
+  CHECK(loop.stop() == 0);
+}
+
+TEST_CASE("loop runs a burst of posts in shares of 32 and polls I/O between shares") {
+  EventLoop loop;
+  // A check handle runs once per loop iteration, right after the I/O poll: the number of its
+  // runs a posted function sees is the number of polls before it.
+  uv_check_t check{};
+  int polls = 0;  // loop thread
+  loop.call([&] {
+    REQUIRE(uv_check_init(loop.native(), &check) == 0);
+    check.data = &polls;
+    uv_check_start(&check, [](uv_check_t* h) { ++*static_cast<int*>(h->data); });
+  });
+  std::promise<void> entered;
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  loop.post([&entered, released] {
+    entered.set_value();
+    released.wait();
+  });
+  entered.get_future().wait();
+  const std::uint64_t before = loop.wakeups();
+  constexpr int kPosts = 100;
+  std::vector<int> seen;  // loop thread until `ran` reaches kPosts
+  std::atomic<int> ran{0};
+  for (int i = 0; i < kPosts; ++i) {
+    loop.post([&] {
+      seen.push_back(polls);
+      ran.fetch_add(1, std::memory_order_release);
+    });
+  }
+  release.set_value();
+  REQUIRE(waitFor([&] { return ran.load(std::memory_order_acquire) == kPosts; }));
+  REQUIRE(seen.size() == kPosts);
+  for (int i = 0; i < kPosts; ++i) {
+    INFO("post ", i);
+    CHECK(seen[static_cast<std::size_t>(i)] - seen[0] == i / 32);  // 32, 32, 32, then 4
+  }
+  CHECK(loop.wakeups() == before + 1);       // the loop's own resumptions are not wake-ups
+  CHECK(loop.tasksRun() == 1 + kPosts + 1);  // with the call() above
+  loop.call([&] { uv_close(reinterpret_cast<uv_handle_t*>(&check), nullptr); });
   CHECK(loop.stop() == 0);
 }
 

@@ -54,8 +54,11 @@ TEST_CASE("1000 channels on one wheel: exact totals and pending timeouts") {
   expected.heartbeatsSent = echoing * 10;  // 3s, 6s, ..., 30s
   // 4s, 5.61s, 8.18s, 12.29s, 18.86s, 29.36s (reconnect_task_test.cpp has the arithmetic).
   expected.reconnectsStarted = disconnected * 6;
-  expected.runs = kChannels * 30                // heartbeat checks: every second
-                  + (busyCount + echoing) * 10  // reconnect checks of healthy channels: every 3s
+  // Heartbeat checks (each re-armed for its channel's deadline, heartbeat_tasks.h): busy ones
+  // at 1s, 4s, ..., 28s (fresh each time: sleep 3s); echoing ones at 1s, then each send and the
+  // check 1s after it (3s, 4s, 6s, 7s, ..., 30s); disconnected ones every second.
+  expected.runs = busyCount * 10 + echoing * 20 + disconnected * 30 +
+                  (busyCount + echoing) * 10  // reconnect checks of healthy channels: every 3s
                   + disconnected * 13;  // the 3s check, then per attempt: itself + its refusal
   CHECK(metrics->snapshot() == expected);
   std::uint64_t heartbeats = 0, reconnects = 0;

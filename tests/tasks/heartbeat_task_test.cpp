@@ -1,11 +1,14 @@
-// HeartbeatTimerTask over a scripted timeline (heartbeat 3 s, a check every 1 s, 10 ms ticks):
+// HeartbeatTimerTask over a scripted timeline (heartbeat 3 s, check interval 1 s, 10 ms ticks):
 // a heartbeat exactly when read- or write-idle reaches the heartbeat, never while traffic flows,
-// never while disconnected; counted in metrics and reported to the listener.
+// never while disconnected; counted in metrics and reported to the listener; checks re-armed for
+// the channel's own deadline (exact run counts).
 #include "fake_channel.h"
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <memory>
+#include <vector>
 
 using namespace wbtest;
 
@@ -43,7 +46,9 @@ TEST_CASE("heartbeat: none while traffic flows both ways") {
   HeartbeatRig h;
   h.rig.runUntil(60s, [&] { h.ch->traffic(); });
   CHECK(h.ch->heartbeats() == 0);
-  CHECK(h.task->runs() == 60);
+  // 1s, then every 3s (4s, 7s, ..., 58s): each check finds the channel fresh and sleeps until
+  // its deadline, heartbeat after the last read and write; no check every second.
+  CHECK(h.task->runs() == 20);
   CHECK(h.metrics->snapshot().heartbeatsSent == 0);
   CHECK(h.rig.pending() == 1);
 }
@@ -73,7 +78,7 @@ TEST_CASE("heartbeat: write idle alone triggers it") {
   h.rig.runUntil(30s, [&] { h.ch->read(); });
   CHECK(h.ch->heartbeats() == 10);  // 3s, 6s, ..., 30s
   CHECK(h.metrics->snapshot().heartbeatsSent == 10);
-  CHECK(h.metrics->snapshot().runs == 30);
+  CHECK(h.metrics->snapshot().runs == 20);  // 1s, then each send and the check 1s after it
 }
 
 TEST_CASE("heartbeat: an idle channel with an answering peer gets one per heartbeat") {
@@ -122,6 +127,59 @@ TEST_CASE("heartbeat: a throwing sendHeartbeat is counted and the chain goes on"
   h.rig.runUntil(6s);
   CHECK(h.ch->heartbeats() == 1);
   CHECK(h.rig.pending() == 1);
+}
+
+TEST_CASE("heartbeat: each channel beats at its own deadline, not on a shared grid of checks") {
+  // Three channels on one wheel, their tasks started together (one grid of 1 s checks), their
+  // last traffic at 0.5s, 1.25s and 2s, their peers answering every heartbeat at once. Checked
+  // every second, all three would beat at 4s and 5s; re-armed for their own deadlines they beat
+  // 3s after their own last traffic: 3.5s, 4.25s and 5s, then every 3s from there.
+  Rig rig;
+  const std::array<ns, 3> lastTraffic{500ms, 1250ms, 2s};
+  std::vector<std::shared_ptr<FakeChannel>> chs;
+  std::vector<std::shared_ptr<HeartbeatTimerTask>> tasks;
+  for (std::size_t i = 0; i < lastTraffic.size(); ++i) {
+    chs.push_back(rig.channel());
+    chs.back()->echo = true;
+    tasks.push_back(std::make_shared<HeartbeatTimerTask>(rig.timer(), chs.back(), testOptions()));
+    tasks.back()->start(tasks.back()->checkInterval());
+  }
+  const auto traffic = [&] {
+    for (std::size_t i = 0; i < chs.size(); ++i) {
+      if (rig.elapsed() <= lastTraffic[i]) chs[i]->traffic();
+    }
+  };
+  const auto beats = [&] {
+    return std::array<int, 3>{static_cast<int>(chs[0]->heartbeats()),
+                              static_cast<int>(chs[1]->heartbeats()),
+                              static_cast<int>(chs[2]->heartbeats())};
+  };
+  using Beats = std::array<int, 3>;
+  rig.runUntil(3490ms, traffic);
+  CHECK(beats() == Beats{0, 0, 0});
+  rig.runUntil(3500ms, traffic);
+  CHECK(beats() == Beats{1, 0, 0});
+  rig.runUntil(4240ms, traffic);
+  CHECK(beats() == Beats{1, 0, 0});
+  rig.runUntil(4250ms, traffic);
+  CHECK(beats() == Beats{1, 1, 0});
+  rig.runUntil(4990ms, traffic);
+  CHECK(beats() == Beats{1, 1, 0});
+  rig.runUntil(5s, traffic);
+  CHECK(beats() == Beats{1, 1, 1});
+  rig.runUntil(6490ms, traffic);
+  CHECK(beats() == Beats{1, 1, 1});
+  rig.runUntil(6500ms, traffic);
+  CHECK(beats() == Beats{2, 1, 1});
+  rig.runUntil(30s, traffic);
+  // 3.5s + 3k <= 30s: 9; 4.25s + 3k: 9; 5s + 3k: 9.
+  CHECK(beats() == Beats{9, 9, 9});
+  // Runs: the check at 1s sleeps until the deadline it sees (channel 0: 3.5s; channels 1 and 2,
+  // busy then: 4s, where each finds its true deadline); then per heartbeat the send and the check
+  // heartbeat / 3 after it, which finds the answer and sleeps until the next deadline.
+  CHECK(tasks[0]->runs() == 1 + 2 * 9);
+  CHECK(tasks[1]->runs() == 2 + 2 * 9);
+  CHECK(tasks[2]->runs() == 2 + 2 * 9);
 }
 
 TEST_CASE("heartbeat: a listener that throws does not stop the heartbeats") {

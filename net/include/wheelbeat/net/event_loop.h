@@ -4,7 +4,9 @@
 //   post(fn) queues fn to run on the loop thread, in post order, and wakes the loop with one
 //   uv_async_send. Posts are coalesced: everything posted before the loop wakes runs in that one
 //   wake-up (a mutex-protected vector is swapped out by the async callback), so 5 000 heartbeats
-//   handed over by one wheel tick cost one wake-up, not 5 000.
+//   handed over by one wheel tick cost one wake-up, not 5 000. The loop runs them in shares of
+//   32 and polls I/O between shares (without sleeping), so a burst of writes never holds up the
+//   reads of their answers, nor any other socket, until the whole burst is out.
 //
 // Shutdown
 //   stop() refuses further posts, runs what was already posted, closes every handle still open
@@ -65,7 +67,9 @@ public:
   // first call's result. Throws std::logic_error on the loop thread.
   int stop();
 
-  // Async wake-ups handled, functions run, and functions that threw, so far.
+  // Wake-ups that took posted work (each takes everything posted since the previous one; the
+  // loop's own resumptions between shares are not counted), functions run, and functions that
+  // threw, so far.
   [[nodiscard]] std::uint64_t wakeups() const noexcept;
   [[nodiscard]] std::uint64_t tasksRun() const noexcept;
   [[nodiscard]] std::uint64_t taskErrors() const noexcept;

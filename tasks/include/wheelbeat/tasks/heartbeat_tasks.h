@@ -1,7 +1,7 @@
 // The connection-keeping tasks, with Dubbo's semantics and defaults, all on one shared wheel (no
 // timer and no thread per connection):
-//   HeartbeatTimerTask (client)  every interval/3: sends a heartbeat if read- or write-idle
-//                                >= interval.
+//   HeartbeatTimerTask (client)  sends a heartbeat once read- or write-idle >= interval;
+//                                checks at that deadline, and interval/3 after a send.
 //   ReconnectTimerTask (client)  every idleTimeout/3: reconnects if disconnected or read-idle
 //                                >= idleTimeout (half-open), with backoff and jitter.
 //   CloseTimerTask (server)      every closeTimeout/3: closes the channel if read- or write-idle
@@ -89,6 +89,12 @@ private:
 // Client: keeps the connection's traffic alive. Each run: if the channel is connected and
 // read-idle or write-idle >= interval, calls sendHeartbeat() (TaskMetrics::heartbeatsSent,
 // TaskListener::onHeartbeatSent). While traffic flows both ways it sends nothing.
+// When it runs (Netty's IdleStateHandler, with Dubbo's rule): not sending, it re-arms for the
+// moment the first of the two idle times reaches heartbeat (min(lastRead, lastWrite) +
+// heartbeat); after a send, checkInterval() later, so a silent peer gets one heartbeat per
+// check, as in Dubbo; disconnected, every checkInterval(). A run in between could not have sent
+// (the timestamps only move forward): the heartbeats are those of a check every
+// checkInterval(), sent at the deadline itself rather than at the next check after it.
 class HeartbeatTimerTask final : public AbstractTimerTask {
 public:
   // Throws std::invalid_argument for invalid options (see validate()).
@@ -97,7 +103,8 @@ public:
                      std::shared_ptr<TaskListener> listener = nullptr,
                      std::shared_ptr<TaskMetrics> metrics = nullptr);
 
-  // interval / 3 (Dubbo's tick). Thread: any.
+  // interval / 3 (Dubbo's tick): the first delay to start() with, and the delay after a send.
+  // Thread: any.
   [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
 
 protected:

@@ -104,6 +104,10 @@ protected:
     }
   }
 
+  // From the body: the delay of the re-arm should the body throw after this call (otherwise the
+  // previous run's delay, see the file comment). Thread: the wheel thread.
+  void retryAfter(std::chrono::nanoseconds delay) noexcept { lastDelay_ = delay; }
+
   // From fire() or the body: end the chain after this run (no re-arm); the listener's
   // onTaskEnded(why) is called once the run is over. Thread: the wheel thread.
   void finish(std::string_view why);
