@@ -429,6 +429,7 @@ void ChannelCore::attach(Stream* stream) noexcept {
     fd_ = fd;
   }
   connected_.store(true, std::memory_order_release);
+  attached();
   if (handler_ && handler_->onConnected) {
     safely("onConnected", [&] { handler_->onConnected(*this); });
   }

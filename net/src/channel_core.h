@@ -114,9 +114,12 @@ public:
   void forgetDescriptor(Stream& stream) noexcept;
 
 protected:
-  // Makes `stream` the connection (loop): stamps both times, starts reading, marks connected
-  // and calls onConnected. A stream that fails to start reading is closed instead.
+  // Makes `stream` the connection (loop): stamps both times, starts reading, marks connected,
+  // calls attached() and then onConnected. A stream that fails to start reading is closed
+  // instead (neither is called).
   void attach(Stream* stream) noexcept;
+  // Loop, inside attach(): the channel already accepts frames, no callback has run yet.
+  virtual void attached() noexcept {}
   // Closes the current stream, if any (loop). Returns false if there was none.
   bool closeCurrent(CloseReason why) noexcept;
   // Closes `stream` (loop); the current one stops counting as connected at once.

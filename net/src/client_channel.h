@@ -36,6 +36,7 @@ public:
   [[nodiscard]] std::string logName() const override { return "client " + target(); }
   // Loop: Connected -> ReadOnly.
   void readOnlyReceived() noexcept override;
+  void attached() noexcept override;
   // An attempt is in flight: name resolution or TCP connect (any thread).
   [[nodiscard]] bool isConnecting() const noexcept override {
     return state() == ClientState::Connecting;

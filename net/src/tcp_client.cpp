@@ -228,12 +228,14 @@ void ClientChannel::connected(Stream& stream, int status) noexcept {
                 reasonFromError(NetError(status), true, fmt::format("connect to {}", target())));
     return;
   }
-  // Attach first: whoever hears "Connected" (the state callback, or a thread polling state())
-  // may send at once, so the channel must already accept frames. onConnected runs inside
-  // attach(), before the state callback. If attaching fails, the stream is closing and its close
-  // callback moves the state on from Connecting.
-  attach(&stream);
-  if (isConnected()) setState(ClientState::Connected, fmt::format("connected to {}", target()));
+  attach(&stream);  // Connected is announced from attached(); a failed attach stays Connecting
+}
+
+// Whoever hears "Connected" (the state callback, or a thread polling state()) may send at once,
+// so it is announced once the channel accepts frames, and before onConnected, whose code may
+// read state() (the registry's engines do).
+void ClientChannel::attached() noexcept {
+  setState(ClientState::Connected, fmt::format("connected to {}", target()));
 }
 
 void ClientChannel::connectTimedOut(std::uint64_t attempt) noexcept {
