@@ -30,7 +30,9 @@ public:
   virtual void closeForShutdown() noexcept = 0;
 
 protected:
-  virtual ~LoopHandle() = default;
+  // Virtual and protected: handles delete themselves (`delete this` in their close callback),
+  // which reaches the derived destructor; nobody outside deletes one through LoopHandle.
+  virtual ~LoopHandle() = default;  // NOLINT(cppcoreguidelines-virtual-class-destructor)
 
 private:
   friend void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;

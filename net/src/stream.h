@@ -46,7 +46,8 @@ public:
 
 private:
   Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec, PartialFrameBudget& budget);
-  ~Stream() override = default;
+  // Private: a Stream frees itself in its close callback, never from outside.
+  ~Stream() override = default;  // NOLINT(cppcoreguidelines-virtual-class-destructor)
   static void onAlloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf) noexcept;
   static void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
   static void onClose(uv_handle_t* handle) noexcept;
