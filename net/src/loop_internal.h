@@ -19,6 +19,7 @@ inline constexpr std::size_t kReadBufferSize = std::size_t{64} << 10;
 
 // A libuv handle owned by net/ code. Registered with its loop while open (an intrusive list: no
 // allocation), so EventLoop::stop() can close it through its owner with a proper reason.
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): see the destructor below.
 class LoopHandle {
 public:
   LoopHandle() = default;
