@@ -160,13 +160,9 @@ bool ServerCore::reserve() noexcept {
 void ServerCore::release() noexcept { shared_->open.fetch_sub(1, std::memory_order_acq_rel); }
 
 ChannelConfig ServerCore::channelConfig() const {
-  return ChannelConfig{loop_,
-                       timer_,
-                       handler_,
-                       options_.codec,
-                       options_.maxSendQueue,
-                       options_.heartbeat,
-                       options_.metrics};
+  return ChannelConfig{
+      loop_,           timer_, handler_, options_.codec, options_.maxSendQueue, options_.heartbeat,
+      options_.metrics};
 }
 
 void ServerCore::acceptHere() noexcept {
