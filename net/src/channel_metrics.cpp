@@ -34,9 +34,10 @@ const std::shared_ptr<ChannelMetrics>& processChannelMetrics() noexcept {
   // Never destroyed: channels of static servers or clients may still count during exit.
   // Out of memory on this first small allocation ends the process (noexcept), as any other
   // allocation failure at startup would.
-  // NOLINTNEXTLINE(bugprone-unhandled-exception-at-new)
+  // NOLINTBEGIN(bugprone-unhandled-exception-at-new)
   static const auto* metrics =
       new std::shared_ptr<ChannelMetrics>(std::make_shared<ChannelMetrics>());
+  // NOLINTEND(bugprone-unhandled-exception-at-new)
   return *metrics;
 }
 
