@@ -21,6 +21,8 @@ namespace wheelbeat::net::detail {
 
 class ChannelCore;
 
+// Deletes itself in its close callback (as every LoopHandle): its destructor is private.
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor)
 class Stream final : public LoopHandle {
 public:
   // uv_tcp_init + registration with the loop. Throws std::runtime_error if uv_tcp_init fails

@@ -27,8 +27,8 @@ namespace wheelbeat::registry {
 // the Registry closes): once closed, every event is ignored.
 // Final and owned through shared_ptr<Link>, never deleted through EngineEvents (whose
 // destructor is protected): clang-tidy 14 does not take `final` into account.
-class Registry::Link final
-    : public EngineEvents {  // NOLINT(cppcoreguidelines-virtual-class-destructor)
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor)
+class Registry::Link final : public EngineEvents {
 public:
   Link(core::HashedWheelTimer& timer, std::shared_ptr<tasks::FailbackRegistry> failback)
       : timer_(timer), failback_(std::move(failback)) {}
