@@ -71,7 +71,7 @@ inline std::string listText(const std::vector<std::string>& values) {
 
 // An enumerated flag: the value must be one of `allowed`, exactly (case-sensitive). The help
 // shows {a|b|c}; a wrong value fails with `--flag: "x" (expected: a, b or c)`.
-inline CLI::Validator oneOf(std::vector<std::string> allowed) {
+inline CLI::Validator oneOf(const std::vector<std::string>& allowed) {
   std::string shown = "{";
   for (const auto& a : allowed) shown += (shown.size() > 1 ? "|" : "") + a;
   shown += "}";
@@ -114,7 +114,8 @@ public:
   explicit HelpFormatter(std::string synopsis) : synopsis_(std::move(synopsis)) {
     column_width(kColumn);
   }
-  std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
+  std::string make_help(const CLI::App* app, std::string /*name*/,
+                        CLI::AppFormatMode mode) const override {
     std::string out = synopsis_ + "\n";
     const std::string description = make_description(app);
     if (!description.empty()) out += "\n" + description;

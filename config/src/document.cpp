@@ -112,7 +112,7 @@ void validateMetrics(const net::MetricsEndpointOptions& o) {
   };
   if (!net::parseEndpoint(o.listen)) {
     fail("listen", fmt::format("\"{}\"", o.listen),
-         "\"host:port\", IPv6 as \"[::1]:9464\", port 0..65535 (0 = any free port)");
+         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
   }
   if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
   if (o.requestTimeout.count() <= 0) {
@@ -137,7 +137,10 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   std::vector<ConfigError> out;
   backstop(out, [&] { validateWheel(c.wheel); });
   backstop(out, [&] { tasks::validate(c.heartbeat); });
-  for (const auto& [name, policy] : c.retry) backstop(out, [&] { tasks::validate(policy); });
+  for (const auto& [name, policy] : c.retry) {
+    const auto& checked = policy;  // a named local: clang 14 cannot capture a structured binding
+    backstop(out, [&] { tasks::validate(checked); });
+  }
   backstop(out, [&] { tasks::validate(c.retryBudget); });
   backstop(out, [&] { tasks::validate(c.failback); });
   backstop(out, [&] { registry::validate(c.registry); });

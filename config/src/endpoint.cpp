@@ -13,7 +13,7 @@ bool readEndpoint(Errors& errors, const Json& value, const std::string& pointer,
   if (value.is_string()) parsed = net::parseEndpoint(value.get_ref<const std::string&>());
   if (!parsed || parsed->port < minPort) {
     errors.add(pointer, value,
-               fmt::format("\"host:port\" (IPv6: \"[::1]:20880\") with a port in {}..65535{}",
+               fmt::format(R"("host:port" (IPv6: "[::1]:20880") with a port in {}..65535{})",
                            minPort, minPort == 0 ? ", 0 = any free port" : ""));
     return false;
   }

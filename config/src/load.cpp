@@ -74,7 +74,9 @@ const Config& LoadResult::config() const {
 
 const std::vector<ConfigError>& LoadResult::errors() const noexcept {
   static const std::vector<ConfigError> kNone;
-  return ok() ? kNone : std::get<std::vector<ConfigError>>(value_);
+  // get_if, not get: get could throw (bad_variant_access) and this is noexcept.
+  const auto* errors = std::get_if<std::vector<ConfigError>>(&value_);
+  return errors != nullptr ? *errors : kNone;
 }
 
 LoadResult tryLoadString(std::string_view json) {

@@ -20,6 +20,7 @@ using tasks::RetryOptions;
 // The shared vocabulary (tasks/error_names.h): a name outside it would never match anything.
 std::string knownErrorNamesText() {
   std::vector<std::string> quoted;
+  quoted.reserve(tasks::errors::kAll.size());
   for (std::string_view name : tasks::errors::kAll) quoted.push_back(dumped(Json(name)));
   return fmt::format("an error name: one of {}", fmt::join(quoted, ", "));
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace wheelbeat::config::detail {
 
 std::string childPointer(std::string_view parent, std::string_view key) {
@@ -36,10 +38,7 @@ const Json* Seen::written(std::string_view key) const {
 }
 
 bool Seen::usable(std::string_view key) const {
-  for (std::string_view name : bad_) {
-    if (name == key) return false;
-  }
-  return true;
+  return std::ranges::none_of(bad_, [key](std::string_view name) { return name == key; });
 }
 
 void blame(Errors& errors, std::string_view pointer, const Seen& seen, Blame dependent,

@@ -33,7 +33,7 @@ constexpr NameRule kProtocol{false, ":/?",
 
 bool fits(const Json& value, const NameRule& rule) {
   if (!value.is_string()) return false;
-  const std::string& s = value.get_ref<const std::string&>();
+  const auto& s = value.get_ref<const std::string&>();
   return (rule.emptyOk || !s.empty()) && s.find_first_of(kSpace) == std::string::npos &&
          s.find_first_of(rule.forbidden) == std::string::npos;
 }

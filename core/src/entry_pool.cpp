@@ -112,13 +112,16 @@ void* mapArena(std::size_t bytes, bool huge) {
   const std::size_t span = bytes + kHugePage;
   void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto base = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (base + kHugePage - 1) & ~(std::uintptr_t{kHugePage} - 1);
-  if (aligned > base) ::munmap(raw, aligned - base);
-  const std::uintptr_t tail = aligned + bytes;
-  if (base + span > tail) ::munmap(reinterpret_cast<void*>(tail), base + span - tail);
-  if (huge) ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  // Pointer arithmetic on the mapping itself (no integer-to-pointer casts): trim the head up
+  // to the first huge-page boundary and the tail beyond `bytes`.
+  char* const start = static_cast<char*>(raw);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(raw) % kHugePage;
+  const std::size_t head = misalign == 0 ? 0 : kHugePage - misalign;
+  char* const aligned = start + head;
+  if (head > 0) ::munmap(start, head);
+  if (span > head + bytes) ::munmap(aligned + bytes, span - head - bytes);
+  if (huge) ::madvise(aligned, bytes, MADV_HUGEPAGE);
+  return aligned;
 }
 
 }  // namespace

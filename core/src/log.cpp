@@ -60,7 +60,7 @@ std::string_view logLevelName(LogLevel level) noexcept {
 }
 
 std::string formatTimestamp(std::chrono::system_clock::time_point when) {
-  using namespace std::chrono;
+  using std::chrono::floor, std::chrono::milliseconds, std::chrono::seconds;
   const auto ms = floor<milliseconds>(when.time_since_epoch());
   const auto secs = floor<seconds>(ms);
   const auto t = static_cast<std::time_t>(secs.count());

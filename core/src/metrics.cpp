@@ -28,6 +28,8 @@ namespace {
 constexpr std::array<std::int64_t, kDurationBucketsSeconds.size()> boundsNs() {
   std::array<std::int64_t, kDurationBucketsSeconds.size()> ns{};
   for (std::size_t i = 0; i < ns.size(); ++i) {
+    // std::llround is not constexpr; the bounds are positive, so +0.5 and truncation round to
+    // nearest. NOLINTNEXTLINE(bugprone-incorrect-roundings)
     ns[i] = static_cast<std::int64_t>(kDurationBucketsSeconds[i] * 1e9 + 0.5);
   }
   return ns;
@@ -89,7 +91,7 @@ std::chrono::nanoseconds HistogramSnapshot::quantile(double q) const noexcept {
     }
     if (i == kBoundsNs.size()) return std::chrono::nanoseconds(kBoundsNs.back());
     const double lower = i == 0 ? 0.0 : static_cast<double>(kBoundsNs[i - 1]);
-    const double upper = static_cast<double>(kBoundsNs[i]);
+    const auto upper = static_cast<double>(kBoundsNs[i]);
     const double within = (rank - static_cast<double>(seen)) / static_cast<double>(counts[i]);
     return std::chrono::nanoseconds(std::llround(lower + (upper - lower) * within));
   }

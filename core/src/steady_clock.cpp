@@ -8,11 +8,12 @@
 #include <mutex>
 #include <string>
 
+// A preprocessor switch (read by #if below), not a constant: constexpr cannot select code.
 #if defined(__x86_64__) && defined(__linux__)
 #include <x86intrin.h>
-#define WHEELBEAT_HAVE_TSC 1
+#define WHEELBEAT_HAVE_TSC 1  // NOLINT(cppcoreguidelines-macro-usage)
 #else
-#define WHEELBEAT_HAVE_TSC 0
+#define WHEELBEAT_HAVE_TSC 0  // NOLINT(cppcoreguidelines-macro-usage)
 #endif
 
 namespace wheelbeat::core {

@@ -183,7 +183,7 @@ void HashedWheelTimer::Impl::drainCancels() {
 
 void HashedWheelTimer::Impl::drainSubmissions() {
   // Sets the head to kNil and keeps the count.
-  std::uint32_t index = static_cast<std::uint32_t>(
+  auto index = static_cast<std::uint32_t>(
       submitWord_.fetch_or(std::uint64_t{kNil}, std::memory_order_acquire));
   std::uint32_t ordered = kNil;  // the stack is newest-first: reverse to acceptance order
   while (index != kNil) {

@@ -21,8 +21,8 @@ public:
                 TcpClient::StateCallback onState);
 
   // Any thread, once: creates and starts the tasks, posts the first connect.
-  void start(std::shared_ptr<tasks::TaskListener> listener,
-             std::shared_ptr<tasks::TaskMetrics> metrics);
+  void start(const std::shared_ptr<tasks::TaskListener>& listener,
+             const std::shared_ptr<tasks::TaskMetrics>& metrics);
   // Any thread, never blocks. Returns true if the loop will finish the close (wait with
   // waitClosed()), false if the loop is gone (then the state is Closed already).
   bool closeForGood(std::string reason);

@@ -5,11 +5,11 @@
 #include <wheelbeat/net/event_loop.h>
 
 #include <pthread.h>
-#include <signal.h>
 #include <uv.h>
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <exception>
 #include <future>
@@ -235,7 +235,8 @@ void ignoreSigpipeOnce() {
   std::call_once(once, [] {
     struct sigaction current {};
     if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-      ::signal(SIGPIPE, SIG_IGN);
+      // The result is ignored on purpose: signal() fails only for an invalid signal number.
+      (void)::signal(SIGPIPE, SIG_IGN);
     }
   });
 }

@@ -19,6 +19,7 @@ inline constexpr std::size_t kReadBufferSize = std::size_t{64} << 10;
 
 // A libuv handle owned by net/ code. Registered with its loop while open (an intrusive list: no
 // allocation), so EventLoop::stop() can close it through its owner with a proper reason.
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): see the destructor below.
 class LoopHandle {
 public:
   LoopHandle() = default;
@@ -30,7 +31,9 @@ public:
   virtual void closeForShutdown() noexcept = 0;
 
 protected:
-  virtual ~LoopHandle() = default;
+  // Virtual and protected: handles delete themselves (`delete this` in their close callback),
+  // which reaches the derived destructor; nobody outside deletes one through LoopHandle.
+  virtual ~LoopHandle() = default;  // NOLINT(cppcoreguidelines-virtual-class-destructor)
 
 private:
   friend void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;

@@ -23,7 +23,7 @@ Endpoint checked(const MetricsEndpointOptions& o, const std::function<std::strin
   const auto where = parseEndpoint(o.listen);
   if (!where) {
     fail("listen", fmt::format("\"{}\"", o.listen),
-         "\"host:port\", IPv6 as \"[::1]:9464\", port 0..65535 (0 = any free port)");
+         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
   }
   if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
   if (o.requestTimeout <= std::chrono::milliseconds(0)) {

@@ -93,7 +93,8 @@ void HttpConnection::onTimeout(uv_timer_t* timer) noexcept {
 }
 
 // Every read lands in the loop's shared buffer: the parser copies what it keeps (the URL).
-void HttpConnection::onAlloc(uv_handle_t* handle, std::size_t, uv_buf_t* buf) noexcept {
+void HttpConnection::onAlloc(uv_handle_t* handle, std::size_t /*suggested*/,
+                             uv_buf_t* buf) noexcept {
   buf->base = readBuffer(handle->loop);
   buf->len = kReadBufferSize;
 }

@@ -20,8 +20,9 @@
 namespace wheelbeat::net {
 
 namespace detail {
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): see the definition below.
 class HttpConnection;
-}
+}  // namespace detail
 
 // Owns the listening socket and knows every open connection. Held by the public object, by
 // every connection, and by itself while its listener is open, so it outlives their callbacks.
@@ -67,6 +68,9 @@ namespace detail {
 
 // One accepted connection: a socket, a timer for the request deadline, a parser. Deletes itself
 // once both handles have closed.
+// The destructor is private on purpose (as LoopHandle's is protected): only its own close
+// callback deletes it.
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor)
 class HttpConnection final : public LoopHandle {
 public:
   // Accepts the pending connection of `listener`; nullptr (nothing left open) if it cannot.

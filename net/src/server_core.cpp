@@ -14,8 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace wheelbeat::net {
-namespace detail {
+namespace wheelbeat::net::detail {
 
 // ServerChannel
 
@@ -358,5 +357,4 @@ void ServerCore::waitStopped() {
   doneCv_.wait(lock, [this] { return done_; });
 }
 
-}  // namespace detail
-}  // namespace wheelbeat::net
+}  // namespace wheelbeat::net::detail

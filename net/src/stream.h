@@ -21,6 +21,8 @@ namespace wheelbeat::net::detail {
 
 class ChannelCore;
 
+// Deletes itself in its close callback (as every LoopHandle): its destructor is private.
+// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor)
 class Stream final : public LoopHandle {
 public:
   // uv_tcp_init + registration with the loop. Throws std::runtime_error if uv_tcp_init fails
@@ -46,7 +48,8 @@ public:
 
 private:
   Stream(std::shared_ptr<ChannelCore> owner, const CodecOptions& codec, PartialFrameBudget& budget);
-  ~Stream() override = default;
+  // Private: a Stream frees itself in its close callback, never from outside.
+  ~Stream() override = default;  // NOLINT(cppcoreguidelines-virtual-class-destructor)
   static void onAlloc(uv_handle_t* handle, std::size_t suggested, uv_buf_t* buf) noexcept;
   static void onRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
   static void onClose(uv_handle_t* handle) noexcept;

@@ -44,8 +44,8 @@ ClientChannel::ClientChannel(const ChannelConfig& config, ClientOptions options,
   metrics().moveChannel(ChannelMetrics::kNoState, static_cast<int>(ClientState::Disconnected));
 }
 
-void ClientChannel::start(std::shared_ptr<tasks::TaskListener> listener,
-                          std::shared_ptr<tasks::TaskMetrics> metrics) {
+void ClientChannel::start(const std::shared_ptr<tasks::TaskListener>& listener,
+                          const std::shared_ptr<tasks::TaskMetrics>& metrics) {
   std::lock_guard lock(mutex_);
   if (started_ || isClosed())
     throw std::logic_error("wheelbeat: TcpClient::start() twice or after close()");

@@ -26,8 +26,8 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
       std::move(listener), std::move(metrics), std::make_shared<detail::ServerShared>()));
 }
 
-TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, ServerOptions options,
-                     ChannelHandler handler) {
+TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer,
+                     const ServerOptions& options, ChannelHandler handler) {
   validate(options);
   auto shared = std::make_shared<detail::ServerShared>();
   auto sharedHandler = std::make_shared<const ChannelHandler>(std::move(handler));

@@ -23,6 +23,9 @@ struct Key {
   std::string name;
   const NotifyListener* listener = nullptr;
 
+  // clang-tidy 14 reports the compiler-generated body of a defaulted <=> (there is no bool or 0
+  // in this line).
+  // NOLINTNEXTLINE(readability-implicit-bool-conversion,modernize-use-nullptr)
   auto operator<=>(const Key&) const = default;
 };
 
@@ -68,7 +71,7 @@ struct FailbackRegistry::Impl : std::enable_shared_from_this<Impl> {
   void start(FailbackOp op, const std::string& name, std::shared_ptr<NotifyListener> listener,
              Completion done);
   void send(Call call);
-  void onResult(const Call& call, CallResult result);
+  void onResult(const Call& call, const CallResult& result);
   void onRetryDue(const Key& key, std::uint64_t token);
   void recover();
   std::vector<PendingRetry> stop();
@@ -152,7 +155,7 @@ void FailbackRegistry::Impl::send(Call call) {
   }
 }
 
-void FailbackRegistry::Impl::onResult(const Call& call, CallResult result) {
+void FailbackRegistry::Impl::onResult(const Call& call, const CallResult& result) {
   detail::Deferred later;
   CallResult outcome = result;
   {

@@ -87,14 +87,16 @@ void PhiAccrualDetector::addSample(std::uint32_t micros) noexcept {
   if (count_ == samples_.size()) {  // full: the oldest leaves the sums
     const std::uint32_t old = samples_[next_];
     sum_ -= old;
-    sumSquares_ -= static_cast<std::uint64_t>(old) * old;
+    const std::uint64_t oldSquare = static_cast<std::uint64_t>(old) * old;  // exact in 64 bits
+    sumSquares_ -= oldSquare;
   } else {
     ++count_;
   }
   samples_[next_] = micros;
   next_ = (next_ + 1) % samples_.size();
   sum_ += micros;
-  sumSquares_ += static_cast<std::uint64_t>(micros) * micros;
+  const std::uint64_t square = static_cast<std::uint64_t>(micros) * micros;  // exact in 64 bits
+  sumSquares_ += square;
 }
 
 void PhiAccrualDetector::reset() noexcept {
@@ -108,7 +110,7 @@ void PhiAccrualDetector::reset() noexcept {
 PhiAccrualDetector::Stats PhiAccrualDetector::stats() const noexcept {
   std::lock_guard lock(mutex_);
   if (count_ == 0) return {};
-  const double n = static_cast<double>(count_);
+  const auto n = static_cast<double>(count_);
   const double mean = static_cast<double>(sum_) / n;
   const double variance = std::max(0.0, static_cast<double>(sumSquares_) / n - mean * mean);
   const auto ns = [](double micros) { return nanoseconds(std::llround(micros * 1000.0)); };

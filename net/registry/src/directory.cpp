@@ -81,7 +81,7 @@ public:
       if (acceptable(url)) accepted.push_back(url);
     }
     std::sort(accepted.begin(), accepted.end());
-    offer(std::move(accepted));
+    offer(accepted);
   }
 
   void start() {
@@ -179,7 +179,7 @@ private:
   }
 
   // A new list (loop thread): applied, or held back by the empty-list protection.
-  void offer(std::vector<std::string> urls) {
+  void offer(const std::vector<std::string>& urls) {
     if (holdBack(urls)) {
       std::size_t kept = 0;
       {
@@ -257,7 +257,7 @@ private:
         }
       }
       for (const auto& url : urls) {
-        if (clients_.count(url) == 0) joining.push_back(url);
+        if (!clients_.contains(url)) joining.push_back(url);
       }
       if (!leaving.empty() || !joining.empty()) ++stats_.listsApplied;
     }
@@ -339,7 +339,7 @@ private:
   // Reports the client's final close (see the file comment): posted when it reaches Closed, so
   // it runs after the handler's onClosed of that close. `why` is set before close() is called.
   net::TcpClient::StateCallback onStateChange(const std::string& url,
-                                              std::shared_ptr<std::string> why) {
+                                              const std::shared_ptr<std::string>& why) {
     std::weak_ptr<Impl> weak = weak_from_this();
     return [weak, url, why, &loop = loop_](net::ClientState, net::ClientState to) {
       if (to != net::ClientState::Closed) return;

@@ -53,7 +53,7 @@ net::Endpoint endpointOf(std::string_view url, std::string_view authority) {
   std::optional<net::Endpoint> endpoint = net::parseEndpoint(authority);
   if (!endpoint || endpoint->port == 0) {
     badUrl(url, fmt::format("address \"{}\"", authority),
-           "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 1..65535");
+           R"("host:port" (IPv6: "[::1]:20880") with a port in 1..65535)");
   }
   return std::move(*endpoint);
 }
@@ -97,7 +97,7 @@ RegistryOptions parseRegistryUrl(std::string_view url) {
   const auto sep = url.find("://");
   if (sep == std::string_view::npos) badUrl(url, "no \"://\"", "kind://host:port");
   const std::string_view scheme = url.substr(0, sep);
-  const auto kind =
+  const auto* const kind =
       std::find_if(kKinds.begin(), kKinds.end(), [&](const auto& k) { return k.second == scheme; });
   if (kind == kKinds.end()) badUrl(url, fmt::format("scheme \"{}\"", scheme), kKindList);
   const std::string_view authority = url.substr(sep + 3);

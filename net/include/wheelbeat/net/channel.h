@@ -119,6 +119,8 @@ public:
   // closed first. A response frame whose id is pending here is consumed (onFrame never sees
   // it). Any thread; `done` runs on the loop thread. If the send is refused, `done` is dropped
   // uncalled and the result says why.
+  // The default argument binds on the static type: every implementation declares the same one.
+  // NOLINTNEXTLINE(google-default-arguments)
   virtual RequestResult request(std::string_view body, std::chrono::nanoseconds timeout,
                                 ResponseCallback done, std::uint8_t serialization = kHessian2) = 0;
 

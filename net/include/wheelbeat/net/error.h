@@ -101,7 +101,9 @@ template <>
 struct fmt::formatter<wheelbeat::net::CloseReason> : fmt::formatter<std::string_view> {
   template <typename FormatContext>
   auto format(const wheelbeat::net::CloseReason& r, FormatContext& ctx) const {
-    auto out = fmt::format_to(ctx.out(), "{}", wheelbeat::net::closeKindName(r.kind));
+    // An output iterator of fmt's choosing (a pointer in some instantiations): plain auto.
+    auto out =  // NOLINT(readability-qualified-auto)
+        fmt::format_to(ctx.out(), "{}", wheelbeat::net::closeKindName(r.kind));
     if (!r.text.empty()) out = fmt::format_to(out, ": {}", r.text);
     if (!r.error.ok()) out = fmt::format_to(out, ": {}", r.error);
     return out;

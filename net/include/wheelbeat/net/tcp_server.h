@@ -81,7 +81,7 @@ public:
             ChannelHandler handler);
   // Over every loop of `group` (see "Loop group"); otherwise as above. The group and the timer
   // must outlive the server; `handler` is shared by every loop's channels.
-  TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, ServerOptions options,
+  TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer, const ServerOptions& options,
             ChannelHandler handler);
   // stop().
   ~TcpServer();

@@ -62,6 +62,7 @@ std::vector<RegistryChange> RegistryBook::dropSession(SessionId session) {
     }
   }
   std::vector<RegistryChange> out;
+  out.reserve(changed.size());
   for (auto& [service, change] : changed) out.push_back(changeOf(service));
   return out;
 }

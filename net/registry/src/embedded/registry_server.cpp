@@ -11,7 +11,17 @@
 
 namespace wheelbeat::registry {
 
-using namespace net;  // the transport this node serves on
+// The transport this node serves on.
+using net::Channel;
+using net::ChannelHandler;
+using net::CloseReason;
+using net::EventLoop;
+using net::FrameView;
+using net::kStatusOk;
+using net::SendResult;
+using net::ServerOptions;
+using net::TcpServer;
+namespace flag = net::flag;
 
 // Loop thread only, except `book` reads through EventLoop::call.
 struct RegistryServer::State {

@@ -54,7 +54,7 @@ end
 if removed > 0 then redis.call('PUBLISH', KEYS[1], 'unregister') end
 return removed)lua";
 
-void ignoreResult(const CallResult&, const RedisReply&) {}
+void ignoreResult(const CallResult& /*result*/, const RedisReply& /*reply*/) {}
 
 // The backend contract: `done` exactly once. A loop that no longer runs posts answers it here.
 void refuse(const tasks::Completion& done) {
@@ -152,8 +152,8 @@ void RedisBackend::onPush(const RedisReply& reply) {
 
 // HGETALL, then deliver. `forListener` (after a subscribe) is told even if nothing changed.
 void RedisBackend::refresh(const std::string& service,
-                           std::shared_ptr<tasks::NotifyListener> forListener,
-                           tasks::Completion done) {
+                           const std::shared_ptr<tasks::NotifyListener>& forListener,
+                           const tasks::Completion& done) {
   cmd_->command({"HGETALL", keyOf(service)},
                 [this, service, forListener, done](const CallResult& r, const RedisReply& all) {
                   if (!r.ok) {
@@ -174,7 +174,7 @@ void RedisBackend::deliver(const std::string& service, const std::vector<std::st
   std::vector<std::shared_ptr<tasks::NotifyListener>> targets;
   if (changed) {
     targets.assign(it->second.begin(), it->second.end());
-  } else if (forListener && it->second.count(forListener) != 0) {
+  } else if (forListener && it->second.contains(forListener)) {
     targets.push_back(forListener);
   }
   lastNotified_[service] = live;

@@ -135,8 +135,9 @@ private:
   // redis_backend.cpp
   void onPush(const detail::RedisReply& reply);
   void publish(const std::string& key, const char* message, tasks::Completion done);
-  void refresh(const std::string& service, std::shared_ptr<tasks::NotifyListener> forListener,
-               tasks::Completion done);
+  void refresh(const std::string& service,
+               const std::shared_ptr<tasks::NotifyListener>& forListener,
+               const tasks::Completion& done);
   void deliver(const std::string& service, const std::vector<std::string>& live,
                const std::shared_ptr<tasks::NotifyListener>& forListener);
   void renew();

@@ -54,8 +54,8 @@ using net::detail::LoopHandle;
 struct RedisReply {
   enum class Type { Nil, Status, String, Integer, Array, Error };
   Type type = Type::Nil;
-  std::string str;  // Status, String, Error
-  long long integer = 0;
+  std::string str;        // Status, String, Error
+  long long integer = 0;  // NOLINT(google-runtime-int): hiredis' redisReply::integer, as is
   std::vector<RedisReply> elements;  // Array
 };
 

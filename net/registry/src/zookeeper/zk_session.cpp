@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 namespace wheelbeat::registry::zk {
@@ -51,6 +52,7 @@ namespace {
 // The C client's completions get back the `data` pointer we gave: our Op, owned by the session
 // until the C client can no longer call back with it (see closeHandle()).
 ZkSession::Op* opOf(const void* data) noexcept {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-const-cast): the C API types it const; it is ours.
   return static_cast<ZkSession::Op*>(const_cast<void*>(data));
 }
 
@@ -166,7 +168,12 @@ ZkSession::ZkSession(net::EventLoop& loop, Options options, StateCallback onStat
 ZkSession::~ZkSession() {
   if (closed_ || !started_) return;
   if (loop_.isLoopThread()) {
-    close();
+    try {
+      close();
+    } catch (const std::exception& e) {  // a destructor must not throw: log and go on
+      core::log(core::LogLevel::Error, "zookeeper session {:#x}: close() in the destructor: {}",
+                sessionId_, e.what());
+    }
     return;
   }
   // Closing from here would race the loop thread; the loop's stop() closes it otherwise.
@@ -202,7 +209,10 @@ bool ZkSession::openHandle(const Credentials* resume) {
       options_.hosts.c_str(), &onGlobalEvent, static_cast<int>(options_.sessionTimeout.count()),
       resume != nullptr ? &id : nullptr, this, ZOO_NO_LOG_CLIENTENV, &onClientLog);
   if (zh_ == nullptr) {
-    lastError_ = fmt::format("zookeeper_init({}): {}", options_.hosts, std::strerror(errno));
+    // generic_category().message() is strerror's thread-safe equivalent.
+    const int error = errno;
+    lastError_ = fmt::format("zookeeper_init({}): {}", options_.hosts,
+                             std::generic_category().message(error));
     return false;
   }
   ++generation_;
@@ -401,7 +411,7 @@ void ZkSession::record(Op* op, int rc, Reply reply) {
   if (owned->watchId != 0 && !(rc == ZOK || (owned->existsWatch && rc == ZNONODE))) {
     watches_.erase(owned->watchId);
   }
-  queue_.push_back(
+  queue_.emplace_back(
       [owned, rc, reply = std::move(reply)]() mutable { owned->done(rc, std::move(reply)); });
 }
 
@@ -410,7 +420,7 @@ void ZkSession::recordWatch(Watch* w, int type) {
   if (it == watches_.end()) return;
   std::shared_ptr<Watch> owned(std::move(it->second));
   watches_.erase(it);
-  queue_.push_back([owned, type] { owned->callback(toWatchEvent(type), owned->path); });
+  queue_.emplace_back([owned, type] { owned->callback(toWatchEvent(type), owned->path); });
 }
 
 void ZkSession::recordSession(int zstate) {
@@ -426,7 +436,7 @@ void ZkSession::recordSession(int zstate) {
     if (expiryQueued_) return;
     expiryQueued_ = true;
   }
-  queue_.push_back([this, gen = generation_, zstate, creds] { onSession(gen, zstate, creds); });
+  queue_.emplace_back([this, gen = generation_, zstate, creds] { onSession(gen, zstate, creds); });
 }
 
 void ZkSession::onSession(std::uint64_t generation, int zstate, const Credentials& creds) {
@@ -503,13 +513,13 @@ void ZkSession::submit(Op* op, int rc) {
 int ZkSession::unavailable() const noexcept { return closed_ ? ZCLOSING : ZINVALIDSTATE; }
 
 void ZkSession::create(const std::string& path, const std::string& data, CreateOptions options,
-                       CreateDone done) {
+                       const CreateDone& done) {
   requireLoopThread("create");
-  createNode(path, data, options, false, std::move(done));
+  createNode(path, data, options, false, done);
 }
 
 void ZkSession::createNode(const std::string& path, const std::string& data, CreateOptions options,
-                           bool parentsDone, CreateDone done) {
+                           bool parentsDone, const CreateDone& done) {
   Op* op = track([this, path, data, options, parentsDone, done](int rc, Reply&& reply) {
     if (rc == ZNONODE && options.createParents && !parentsDone) {
       ensureParents(path, [this, path, data, options, done](const ZkResult& parents) {

@@ -140,7 +140,7 @@ public:
   bool connect();
 
   void create(const std::string& path, const std::string& data, CreateOptions options,
-              CreateDone done);
+              const CreateDone& done);
   void remove(const std::string& path, Done done);  // any version
   // Children names (unsorted, as the server sends them). `watch` (may be empty = no watch) fires
   // once for the next change of the child list, or Deleted, or Lost.
@@ -205,7 +205,7 @@ private:
   ZkResult result(int rc, std::string_view verb, const std::string& path) const;
 
   void createNode(const std::string& path, const std::string& data, CreateOptions options,
-                  bool parentsDone, CreateDone done);
+                  bool parentsDone, const CreateDone& done);
   void ensureParents(const std::string& path, Done done);
   void createChain(std::vector<std::string> paths, std::size_t next, Done done);
 

@@ -34,6 +34,7 @@
 // Thread: constants and pure functions, any thread.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -57,10 +58,7 @@ inline constexpr std::array<std::string_view, 9> kAll{
 
 // True if `name` is one of kAll.
 [[nodiscard]] constexpr bool isKnown(std::string_view name) noexcept {
-  for (std::string_view known : kAll) {
-    if (known == name) return true;
-  }
-  return false;
+  return std::ranges::find(kAll, name) != kAll.end();
 }
 
 }  // namespace wheelbeat::tasks::errors

@@ -91,6 +91,7 @@ public:
   // close().
   void writeMetrics(core::MetricsWriter& out) const;
 
+  // NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): final, see registry.cpp.
   class Link;
 
 private:
