@@ -26,6 +26,8 @@
 #include "net_bench.h"
 #include "proto.h"
 
+#include <wheelbeat/net/codec.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,6 +36,11 @@
 namespace wheelbeat::bench::netbench {
 
 inline constexpr std::size_t kR1BodyBytes = 64;
+// One R1 frame on the wire (header + body: 80 bytes), and a request's flags; both raw roles
+// build and cut exactly these.
+inline constexpr std::size_t kR1FrameBytes = net::kHeaderSize + kR1BodyBytes;
+inline constexpr std::uint8_t kR1RequestFlags =
+    net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
 
 // "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}. Throw std::invalid_argument naming
 // the flag, the value and what was expected.

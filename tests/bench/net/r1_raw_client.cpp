@@ -24,13 +24,11 @@ using raw::Kind;
 using raw::Tag;
 using raw::UniqueFd;
 
-constexpr std::size_t kFrameBytes = net::kHeaderSize + kR1BodyBytes;  // 80
-constexpr std::uint8_t kRequestFlags = net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
 constexpr std::size_t kConnectBatch = 128;  // as the wheelbeat client
 constexpr std::size_t kReadBytes = 16384;
 constexpr auto kDrainBound = 10s;
 
-using Cutter = raw::FixedFrameCutter<kFrameBytes>;
+using Cutter = raw::FixedFrameCutter<kR1FrameBytes>;
 
 int msUntil(Clock::time_point deadline) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
@@ -187,7 +185,7 @@ private:
 
   void queueRequest(Conn& c, Clock::time_point now) {
     c.sentAt[c.nextId % depth_] = now;
-    net::encodeFrame(out_, kRequestFlags, 0, c.nextId++, body_);
+    net::encodeFrame(out_, kR1RequestFlags, 0, c.nextId++, body_);
     ++sent_;
     ++inFlight_;
   }

@@ -40,15 +40,13 @@ using raw::Kind;
 using raw::Tag;
 using raw::UniqueFd;
 
-constexpr std::size_t kFrameBytes = net::kHeaderSize + kR1BodyBytes;  // 80
-constexpr std::uint8_t kRequestFlags = net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
 constexpr int kBacklog = 4096;
 constexpr int kAcceptsPerEvent = 64;
 constexpr std::size_t kConnectBatch = 128;
 // One read takes what 16 requests in flight can have sent (1 280 bytes) several times over.
 constexpr std::size_t kReadBytes = 16384;
 
-using Cutter = raw::FixedFrameCutter<kFrameBytes>;
+using Cutter = raw::FixedFrameCutter<kR1FrameBytes>;
 
 std::uint64_t idOf(std::string_view frame) noexcept {
   std::uint64_t id = 0;
@@ -77,7 +75,7 @@ public:
     listener_ = raw::listenOn(listenAddress(0), kBacklog, port_);
     epoll_.add(listener_.get(), EPOLLIN, Tag{Kind::Listener, 0});
     expected_.reserve(net::kHeaderSize);
-    net::encodeFrame(expected_, kRequestFlags, 0, 0, std::string(kR1BodyBytes, '\0'));
+    net::encodeFrame(expected_, kR1RequestFlags, 0, 0, std::string(kR1BodyBytes, '\0'));
   }
 
   [[nodiscard]] int port() const noexcept { return port_; }
