@@ -85,7 +85,7 @@ ChannelCore::ChannelCore(const ChannelConfig& config)
   stampBoth();
 }
 
-ChannelCore::~ChannelCore() = default;
+ChannelCore::~ChannelCore() { delete tracker_.load(std::memory_order_acquire); }
 
 std::chrono::nanoseconds ChannelCore::lastRead() const noexcept {
   return std::chrono::nanoseconds(lastRead_.load(std::memory_order_acquire));
@@ -104,6 +104,9 @@ bool ChannelCore::hasUnreadInput() const noexcept {
 }
 std::chrono::nanoseconds ChannelCore::lastHeartbeatRtt() const noexcept {
   return std::chrono::nanoseconds(heartbeatRtt_.load(std::memory_order_relaxed));
+}
+std::chrono::nanoseconds ChannelCore::lastHeartbeatSendWait() const noexcept {
+  return std::chrono::nanoseconds(heartbeatSendWait_.load(std::memory_order_relaxed));
 }
 std::size_t ChannelCore::queuedBytes() const noexcept {
   return queued_.load(std::memory_order_relaxed);
@@ -176,19 +179,25 @@ SendResult ChannelCore::sendReadOnly() noexcept {
 }
 
 void ChannelCore::sendHeartbeat() {
-  const std::uint64_t hbId = heartbeatId_.fetch_add(1, std::memory_order_relaxed) + 1;
-  heartbeatSentAt_.store(timer_.now().count(), std::memory_order_relaxed);
-  const SendResult r = enqueue(kHeartbeatFrameBytes,
-                               [hbId](std::string& out) { encodeHeartbeatRequest(out, hbId); });
-  if (r != SendResult::Queued)
-    logDebug(*this, "heartbeat {} not sent: {}", hbId, sendResultName(r));
+  const std::int64_t decidedAt = timer_.now().count();
+  std::uint64_t hbId = 0;
+  const SendResult r = enqueue(kHeartbeatFrameBytes, [&](std::string& out) {
+    // Under outMutex_: the id and its time change together, so that heartbeatAnswered() (under
+    // the same lock) reads the time of the heartbeat it matched; the flush that takes this frame
+    // stamps its write.
+    hbId = heartbeatId_.fetch_add(1, std::memory_order_relaxed) + 1;
+    encodeHeartbeatRequest(out, hbId);
+    heartbeatQueued_ = true;
+    heartbeatQueuedAt_ = decidedAt;
+  });
+  if (r != SendResult::Queued) logDebug(*this, "heartbeat not sent: {}", sendResultName(r));
 }
 
 RequestResult ChannelCore::request(std::string_view body, std::chrono::nanoseconds timeout,
                                    ResponseCallback done, std::uint8_t serialization) {
   if (!isConnected()) return {SendResult::NotConnected, 0};
   if (body.size() > codec_.maxBody) return {SendResult::BodyTooLarge, 0};
-  auto pending = tracker(true);
+  RequestTracker* pending = tracker(true);
   const std::uint64_t reqId = pending->add(std::move(done), timeout);
   const auto flags = static_cast<std::uint8_t>(flag::kRequest | flag::kTwoWay |
                                                (serialization & flag::kSerializationMask));
@@ -198,39 +207,63 @@ RequestResult ChannelCore::request(std::string_view body, std::chrono::nanosecon
 }
 
 std::size_t ChannelCore::pendingRequests() const noexcept {
-  std::shared_ptr<RequestTracker> t;
-  {
-    std::lock_guard lock(outMutex_);
-    t = tracker_;
-  }
+  const RequestTracker* t = tracker_.load(std::memory_order_acquire);
   try {
-    return t ? t->pending() : 0;
+    return t != nullptr ? t->pending() : 0;
   } catch (...) {  // a lock failure: report nothing pending rather than throw
     return 0;
   }
 }
 
-std::shared_ptr<RequestTracker> ChannelCore::tracker(bool create) {
+RequestTracker* ChannelCore::tracker(bool create) {
+  if (RequestTracker* t = tracker_.load(std::memory_order_acquire); t != nullptr || !create) {
+    return t;
+  }
   std::lock_guard lock(outMutex_);
-  if (!tracker_ && create) tracker_ = std::make_shared<RequestTracker>(loop_, timer_);
-  return tracker_;
+  RequestTracker* t = tracker_.load(std::memory_order_relaxed);
+  if (t == nullptr) {
+    t = new RequestTracker(loop_, timer_);
+    tracker_.store(t, std::memory_order_release);
+  }
+  return t;
 }
 
 void ChannelCore::flush() noexcept {
   std::string data;
+  bool heartbeat = false;
   {
     std::lock_guard lock(outMutex_);
-    data.swap(outbox_);  // leaves outbox_ without capacity: an idle channel holds no buffer
+    data.swap(outbox_);
+    heartbeat = std::exchange(heartbeatQueued_, false);
   }
   if (data.empty()) return;
   if (stream_ == nullptr || stream_->isClosing()) {
     queued_.fetch_sub(data.size(), std::memory_order_acq_rel);
     return;
   }
+  // A heartbeat's round trip starts here (behind libuv's queue, if any, it leaves in order).
+  if (heartbeat) heartbeatWrittenAt_ = timer_.now().count();
   const std::size_t rest = writeNow(data);
-  if (rest == 0) return;
+  if (rest == 0) {
+    reuseBuffer(std::move(data));
+    return;
+  }
   data.erase(0, data.size() - rest);
   writeQueued(std::move(data));
+}
+
+// A batch of at least kKeepFrom bytes means a busy channel: its buffer, emptied, becomes the
+// outbox again (if nothing was queued meanwhile), so a pipelining channel allocates nothing per
+// batch; before, each batch grew a new string (~7 allocations for 16 frames of 80 bytes). A
+// smaller batch frees it: a channel carrying only heartbeats (17 bytes a second) holds no buffer
+// between them, and one that was busy and went quiet frees its buffer at its next small batch.
+void ChannelCore::reuseBuffer(std::string&& data) noexcept {
+  constexpr std::size_t kKeepFrom = 256;
+  constexpr std::size_t kKeepUpTo = std::size_t{64} << 10;
+  if (data.size() < kKeepFrom || data.capacity() > kKeepUpTo) return;  // freed with `data`
+  data.clear();
+  std::lock_guard lock(outMutex_);
+  if (outbox_.empty()) outbox_.swap(data);
 }
 
 // The common case: libuv holds nothing queued for this socket, so the bytes go out in one
@@ -292,6 +325,7 @@ void ChannelCore::dropOutbox() noexcept {
     std::lock_guard lock(outMutex_);
     dropped = outbox_.size();
     std::string().swap(outbox_);
+    heartbeatQueued_ = false;
   }
   queued_.fetch_sub(dropped, std::memory_order_acq_rel);
 }
@@ -385,8 +419,8 @@ bool ChannelCore::onFrame(const FrameView& frame) {
 }
 
 bool ChannelCore::claimed(const FrameView& frame) {
-  auto pending = tracker(false);
-  return pending && pending->complete(frame);
+  RequestTracker* pending = tracker(false);
+  return pending != nullptr && pending->complete(frame);
 }
 
 void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
@@ -399,10 +433,15 @@ void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
 }
 
 void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
-  if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
-  const std::int64_t sent = heartbeatSentAt_.load(std::memory_order_relaxed);
-  const std::int64_t rtt = timer_.now().count() - sent;
+  std::int64_t decidedAt = 0;
+  {
+    std::lock_guard lock(outMutex_);
+    if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
+    decidedAt = heartbeatQueuedAt_;
+  }
+  const std::int64_t rtt = timer_.now().count() - heartbeatWrittenAt_;
   heartbeatRtt_.store(rtt, std::memory_order_relaxed);
+  heartbeatSendWait_.store(heartbeatWrittenAt_ - decidedAt, std::memory_order_relaxed);
   metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));
   logDebug(*this, "heartbeat {} answered in {}", id, core::human(std::chrono::nanoseconds(rtt)));
 }
@@ -459,7 +498,7 @@ void ChannelCore::streamClosed(Stream& stream, const CloseReason& reason) noexce
     connected_.store(false, std::memory_order_release);
   }
   dropOutbox();
-  if (auto pending = tracker(false)) {
+  if (RequestTracker* pending = tracker(false)) {
     safely("failing pending requests", [&] { pending->failAll(fmt::format("{}", reason)); });
   }
 }

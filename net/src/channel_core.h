@@ -82,6 +82,7 @@ public:
   [[nodiscard]] const Endpoint& remote() const noexcept override { return remote_; }
   [[nodiscard]] std::any& attachment() noexcept override { return attachment_; }
   [[nodiscard]] std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override;
+  [[nodiscard]] std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept override;
   [[nodiscard]] std::size_t queuedBytes() const noexcept override;
   [[nodiscard]] std::uint64_t heartbeatsAnswered() const noexcept override;
   [[nodiscard]] const tasks::PhiAccrualDetector* phiDetector() const noexcept override {
@@ -156,7 +157,10 @@ private:
   void heartbeatAnswered(std::uint64_t id) noexcept;
   void answeredOne() noexcept;
   bool claimed(const FrameView& frame);
-  std::shared_ptr<RequestTracker> tracker(bool create);
+  // The channel's tracker, created by the first request() (create); null before that. Any thread.
+  RequestTracker* tracker(bool create);
+  // After a flush wrote `data` whole (loop): hands it back to the outbox, or frees it.
+  void reuseBuffer(std::string&& data) noexcept;
   std::size_t writeNow(std::string& data) noexcept;
   void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
@@ -174,21 +178,26 @@ private:
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
-  std::atomic<std::int64_t> heartbeatSentAt_{0};
+  std::int64_t heartbeatWrittenAt_ = 0;     // loop: the write of the last heartbeat request
   std::atomic<std::int64_t> heartbeatRtt_{0};
-  std::atomic<std::uint64_t> heartbeatId_{0};  // id of the last heartbeat request sent
+  std::atomic<std::int64_t> heartbeatSendWait_{0};
+  std::atomic<std::uint64_t> heartbeatId_{0};  // the last heartbeat request (under outMutex_)
   std::atomic<std::uint64_t> answered_{0};
   std::atomic<std::uint64_t> eventIds_{0};  // ids of READONLY events sent
   std::atomic<std::int64_t> unanswered_{0};
-  std::atomic<bool> readOnly_{false};
   std::atomic<std::size_t> queued_{0};  // accepted by send(), not yet written
+  std::atomic<bool> readOnly_{false};
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
 
-  mutable std::mutex outMutex_;              // guards outbox_, tracker_ and fd_
-  std::string outbox_;                       // whole frames not yet handed to uv_write
-  std::shared_ptr<RequestTracker> tracker_;  // created by the first request()
-  int fd_ = -1;                              // the connected socket, for hasUnreadInput()
+  mutable std::mutex outMutex_;  // guards outbox_, heartbeatQueued*_, tracker_'s creation, fd_
+  std::string outbox_;           // whole frames not yet handed to uv_write
+  std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
+  // Created by the first request() (under the lock), owned, never replaced, deleted with the
+  // channel: the request and response paths read it without the lock.
+  std::atomic<RequestTracker*> tracker_{nullptr};
+  int fd_ = -1;                   // the connected socket, for hasUnreadInput()
+  bool heartbeatQueued_ = false;  // outbox_ holds a heartbeat request to time
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any
   bool inRead_ = false;       // loop: inside onRead() (read only after an isLoopThread() check)

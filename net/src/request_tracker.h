@@ -1,4 +1,5 @@
-// RequestTracker: the pending requests of one channel, each with a timeout on the shared wheel.
+// RequestTracker: the pending requests of one channel, each with a timeout on the shared wheel
+// (its task is 16 bytes, inline in the wheel's entry: no allocation per request for it).
 // Exactly one of three things completes an entry, and whichever comes first removes it under the
 // lock, so the others find nothing: the response (loop thread; the wheel timeout is cancelled),
 // the timeout (wheel thread; the callback is posted to the loop), or the connection's close
@@ -16,13 +17,19 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 namespace wheelbeat::net::detail {
 
-class RequestTracker : public std::enable_shared_from_this<RequestTracker> {
+class RequestTracker {
 public:
-  RequestTracker(EventLoop& loop, core::HashedWheelTimer& timer) : loop_(loop), timer_(timer) {}
+  RequestTracker(EventLoop& loop, core::HashedWheelTimer& timer);
+  // Timeouts still on the wheel find no tracker afterwards (they do nothing). Any thread but the
+  // wheel's while one of its timeouts runs (the owning channel is destroyed on its loop).
+  ~RequestTracker();
+  RequestTracker(const RequestTracker&) = delete;
+  RequestTracker& operator=(const RequestTracker&) = delete;
 
   // Registers `done` under a fresh id and arms its timeout. Any thread. Throws what
   // newTimeout() throws (the entry is then removed again).
@@ -39,10 +46,23 @@ private:
   struct Pending {
     ResponseCallback done;
     core::Timeout timeout;
+    std::chrono::nanoseconds after;  // the timeout asked for, for the Timeout message
   };
-  void expire(std::uint64_t id, std::chrono::nanoseconds after);
+  // What a timeout takes out of the map: the callback goes to the loop.
+  struct Expired {
+    ResponseCallback done;
+    std::chrono::nanoseconds after;
+    EventLoop* loop;
+  };
+  class Link;
+  class LinkRef;
+  class ExpiryTask;
+  // Wheel thread: removes `id` for its timeout (nullopt: answered or failed first).
+  std::optional<Expired> take(std::uint64_t id);
+  static void postTimeout(Expired expired, std::uint64_t id);
   static void run(const ResponseCallback& done, const CallResult& result) noexcept;
 
+  Link* link_;  // shared with the timeouts' tasks (one reference is ours)
   EventLoop& loop_;
   core::HashedWheelTimer& timer_;
   std::atomic<std::uint64_t> nextId_{1};

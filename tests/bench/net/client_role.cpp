@@ -3,11 +3,13 @@
 //
 // Replies: "ready rss=R cpu_ns=N" before any client exists (the RSS baseline), "connected n=N"
 // once all are connected, then per command: "stats" -> "stats ...", "rtt" -> the RTT histogram
+// (from each heartbeat's write), "rtt-decision" -> from the wheel's decision to send it
 // (rtt_histogram.h). EOF on stdin: close every client and exit 0.
 //
-// Round trips: net/ measures each heartbeat itself (sendHeartbeat() on the wheel thread to its
-// answer in the read callback, on the timer's clock) and exposes only the last one,
-// Channel::lastHeartbeatRtt(); heartbeat answers never reach the handler, so the bench cannot
+// Round trips: net/ measures each heartbeat itself (from the loop's write of the request to its
+// answer in the read callback, on the timer's clock; the wait between sendHeartbeat() on the
+// wheel thread and that write apart) and exposes only the last one, Channel::lastHeartbeatRtt()
+// and lastHeartbeatSendWait(); heartbeat answers never reach the handler, so the bench cannot
 // time them on its own. The listener's onHeartbeatSent() runs right after the next heartbeat is
 // queued, when the previous one's RTT is final: recording it there samples every answered
 // heartbeat once, with no polling (a value equal to the last one recorded is a repeat: skipped).
@@ -46,10 +48,12 @@ public:
     if (rtt <= 0 || (id < last_.size() && last_[id] == rtt)) return;
     if (id < last_.size()) last_[id] = rtt;  // wheel thread only: no lock
     histogram.record(rtt);
+    fromDecision.record(rtt + ch->lastHeartbeatSendWait().count());
     samples.fetch_add(1, std::memory_order_relaxed);
   }
 
-  RttHistogram histogram;
+  RttHistogram histogram;     // write -> answer (Channel::lastHeartbeatRtt())
+  RttHistogram fromDecision;  // the wheel's decision -> answer (+ lastHeartbeatSendWait())
   std::atomic<std::int64_t> samples{0};
 
 private:
@@ -179,6 +183,8 @@ int clientMain(const BenchConfig& config) {
       reply(formatKv("stats", p.stats()));
     } else if (command == "rtt") {
       reply(formatCounts(p.listener->histogram.snapshot()));
+    } else if (command == "rtt-decision") {
+      reply(formatCounts(p.listener->fromDecision.snapshot()));
     } else {
       throw std::runtime_error(fmt::format("unknown command '{}'", command));
     }

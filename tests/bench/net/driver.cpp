@@ -24,7 +24,8 @@ struct Snapshot {
   Clock::time_point at;
   Kv server;
   std::vector<Kv> clients;
-  RttHistogram::Counts rtt;
+  RttHistogram::Counts rtt;          // heartbeat round trips from their writes
+  RttHistogram::Counts rttDecision;  // from their ticks (the decision to send)
   double load = 0;
 };
 
@@ -72,8 +73,12 @@ Snapshot snapshot(Children& ch, bool withRtt) {
   s.server = parseKv(ch.server->readLine(deadline), "stats");
   for (auto& c : ch.clients) s.clients.push_back(parseKv(c->readLine(deadline), "stats"));
   s.rtt.assign(RttHistogram::kBuckets, 0);
+  s.rttDecision.assign(RttHistogram::kBuckets, 0);
   if (withRtt) {
-    for (auto& c : ch.clients) addTo(s.rtt, parseCounts(c->ask("rtt", deadline)));
+    for (auto& c : ch.clients) {
+      addTo(s.rtt, parseCounts(c->ask("rtt", deadline)));
+      addTo(s.rttDecision, parseCounts(c->ask("rtt-decision", deadline)));
+    }
   }
   return s;
 }
@@ -132,6 +137,9 @@ void fillWindow(Measurement& m, const Snapshot& a, const Snapshot& b) {
   m.rttP50Us = quantile(rtt, 0.50) / 1e3;
   m.rttP99Us = quantile(rtt, 0.99) / 1e3;
   m.rttMaxUs = quantile(rtt, 1.0) / 1e3;
+  const auto fromDecision = minus(b.rttDecision, a.rttDecision);
+  m.rttDecisionP50Us = quantile(fromDecision, 0.50) / 1e3;
+  m.rttDecisionP99Us = quantile(fromDecision, 0.99) / 1e3;
   m.loadStart = a.load;
   m.loadEnd = b.load;
 }

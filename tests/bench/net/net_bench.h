@@ -4,7 +4,8 @@
 //
 // One binary, three roles. The driver (no --role) spawns a server process and client processes
 // (this binary again, --role server|client, --impl wheelbeat|raw) and talks to each over a pipe
-// pair: the child's stdin carries commands ("stats"; clients also "rtt"), its stdout one reply
+// pair: the child's stdin carries commands ("stats"; clients also "rtt", and H1 / H2 clients
+// "rtt-decision": heartbeat round trips from the tick that decided them), its stdout one reply
 // line per command (proto.h: "tag key=value ..."; rtt_histogram.h for "rtt"); EOF on its stdin
 // tells it to quit. Separate processes keep CPU and RSS per process, as a deployment would see
 // them. Replies, in order:

@@ -183,6 +183,7 @@ struct ClientConn {
   bool awaiting = false;  // a heartbeat is out, its answer not in yet
   std::uint64_t id = 0;   // of that heartbeat
   Clock::time_point sentAt;
+  Clock::time_point decidedAt;  // the tick that sent it (its burst's start)
 };
 
 class RawClient {
@@ -245,6 +246,7 @@ private:
 
   void command(std::string_view command) {
     if (command == "rtt") return reply(formatCounts(rtt_.snapshot()));
+    if (command == "rtt-decision") return reply(formatCounts(rttDecision_.snapshot()));
     if (command != "stats") unknownCommand(command);
     Kv s = selfUsage();
     s["connected"] = connected_;
@@ -297,6 +299,8 @@ private:
     if (!id || !c.awaiting || *id != c.id) return false;
     c.awaiting = false;
     rtt_.record(std::chrono::duration_cast<std::chrono::nanoseconds>(now - c.sentAt).count());
+    rttDecision_.record(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - c.decidedAt).count());
     ++samples_;
     return true;
   }
@@ -311,6 +315,7 @@ private:
   void onTick() {
     const std::uint64_t expired = raw::readExpirations(timer_.get());
     const std::uint64_t catchUp = std::min<std::uint64_t>(expired, period_);
+    tickAt_ = Clock::now();  // the decision, as the wheel's tick is wheelbeat's
     for (std::uint64_t k = 0; k < catchUp; ++k) sendSlot(++tick_ % period_);
     tick_ += expired - catchUp;
   }
@@ -326,6 +331,7 @@ private:
       return;
     }
     c.id = nextId_++;
+    c.decidedAt = tickAt_;
     c.sentAt = Clock::now();
     if (!raw::writeFrame(c.fd.get(), frames_.request(c.id))) return drop(c);
     c.awaiting = true;
@@ -340,7 +346,9 @@ private:
   raw::CommandReader commands_;
   raw::HeartbeatFrames frames_;
   std::vector<ClientConn> conns_;
-  RttHistogram rtt_;
+  Clock::time_point tickAt_;  // when the current tick's sends began
+  RttHistogram rtt_;          // from each request's write
+  RttHistogram rttDecision_;  // from its tick
   std::uint64_t tick_ = 0;
   std::uint64_t nextId_ = 1;
   std::int64_t connected_ = 0;

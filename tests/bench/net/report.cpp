@@ -57,6 +57,8 @@ void addCommon(ordered_json& j, const Measurement& m) {
   j["cpu_us_per_heartbeat"] = round3(cpuUsPerHeartbeat(m));
   j["rtt_samples"] = m.rttSamples;
   j["rtt_max_us"] = round1(m.rttMaxUs);
+  j["rtt_from_decision_p50_us"] = round1(m.rttDecisionP50Us);
+  j["rtt_from_decision_p99_us"] = round1(m.rttDecisionP99Us);
   j["loop_wakeups_per_s_server"] = round1(m.serverWakeupsPerS);
   j["loop_wakeups_per_s_client"] = round1(m.clientWakeupsPerS);
   j["loadavg_1m_start"] = m.loadStart;

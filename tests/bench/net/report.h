@@ -32,6 +32,8 @@ struct Measurement {
   double rttP50Us = 0;
   double rttP99Us = 0;
   double rttMaxUs = 0;
+  double rttDecisionP50Us = 0;  // from the tick's decision to send, not from the write
+  double rttDecisionP99Us = 0;
   std::uint64_t rttSamples = 0;
   // From "all connected" to the window's end.
   std::int64_t serverIdleCloses = 0;

@@ -131,8 +131,14 @@ public:
   // Free slot for the embedding RPC's per-connection state. Loop thread only.
   [[nodiscard]] virtual std::any& attachment() noexcept = 0;
 
-  // Round trip of the last heartbeat answered (0 before the first). Any thread.
+  // Round trip of the last heartbeat answered (0 before the first): from the write that carried
+  // the request to the read that brought its answer, both on the loop thread, as a ping measures
+  // it. Any thread.
   [[nodiscard]] virtual std::chrono::nanoseconds lastHeartbeatRtt() const noexcept = 0;
+  // How long that heartbeat waited in this process before its write: from sendHeartbeat() (the
+  // wheel's decision) to the write, i.e. the loop's queue (a tick's burst of heartbeats, posted
+  // work, a busy handler). lastHeartbeatRtt() + this = decision to answer. Any thread.
+  [[nodiscard]] virtual std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept = 0;
   // Bytes accepted by send() and not yet written by the kernel. Any thread.
   [[nodiscard]] virtual std::size_t queuedBytes() const noexcept = 0;
   // Inbound heartbeat requests answered. Any thread.
