@@ -116,6 +116,44 @@ TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait 
   CHECK(peer.waitPeerClosed());
 }
 
+// The round trip runs from the write, as a ping measures it; the time the heartbeat waited in the
+// client (here a loop held busy for 300 ms after the wheel's decision) is the send wait.
+TEST_CASE("a heartbeat written late: its send wait holds the delay, its round trip does not") {
+  Env env;
+  RawListener peer;
+  Recorder client;
+  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  ClientOptions options = clientOptions(peer.port());
+  // The check after a send comes 667 ms later: one heartbeat only while the loop is held.
+  options.heartbeat.interval = 2s;
+  options.heartbeat.idleTimeout = 10s;
+  options.taskMetrics = metrics;
+  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback());
+  cli.start();
+  RawSocket server(peer.accept());
+  REQUIRE(server.fd() >= 0);
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  constexpr auto kHeld = 300ms;
+  {
+    LoopBlocker lag(env.loop);
+    REQUIRE(waitFor([&] { return metrics->snapshot().heartbeatsSent == 1; }, 5s));
+    const auto decided = env.timer.now();  // at or after the decision
+    REQUIRE(waitFor([&] { return env.timer.now() - decided >= kHeld; }, 5s));
+  }
+  const std::string request = server.recvExactly(17);
+  REQUIRE(request.size() == 17);
+  std::uint64_t id = 0;
+  for (std::size_t i = 4; i < 12; ++i) id = (id << 8) | static_cast<unsigned char>(request[i]);
+  CHECK(request == heartbeatRequest(id));
+  REQUIRE(server.sendAll(heartbeatResponse(id)));
+  REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
+  CHECK(cli.channel().lastHeartbeatSendWait() >= kHeld);
+  CHECK(cli.channel().lastHeartbeatRtt() < kHeld);
+  CHECK(metrics->snapshot().heartbeatsSent == 1);
+  CHECK(cli.state() == ClientState::Connected);
+  cli.close();
+}
+
 TEST_CASE("a client whose loop lags does not force a reconnect while answers wait unread") {
   Env env;
   RawListener peer;
