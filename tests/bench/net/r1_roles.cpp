@@ -133,7 +133,7 @@ public:
     conns_.reserve(clients_.size());  // never reallocated after: callbacks hold &conns_[i]
     for (auto& client : clients_) conns_.push_back(Conn{this, &client->channel()});
     for (auto& conn : conns_) {
-      for (int d = 0; d < config_.depth; ++d) issue(conn);
+      for (int d = 0; d < config_.depth; ++d) issue(conn, Clock::now());
     }
   }
 
@@ -183,9 +183,10 @@ private:
   // Any thread (the main thread at the start, then the loop thread in a callback). The callback
   // captures 16 trivially copyable bytes: std::function keeps them inline (no allocation of ours
   // per request; what the library allocates is part of the measure).
-  void issue(Conn& conn) {
+  // `sentAt`: the caller's clock read, which in done() is also the answer's arrival (as the raw
+  // client stamps a read's answers and the requests they release with one read of the clock).
+  void issue(Conn& conn, Clock::time_point sentAt) {
     inFlight_.fetch_add(1);
-    const auto sentAt = Clock::now();
     Conn* c = &conn;
     const auto r = conn.channel->request(
         body_, std::chrono::milliseconds(config_.requestTimeoutMs),
@@ -202,13 +203,13 @@ private:
   // touches 0 while the pipeline runs.
   void done(Conn& conn, Clock::time_point sentAt, const net::CallResult& r) {
     if (r.status == net::CallStatus::Ok) {
-      rtt_.record(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - sentAt).count());
+      const auto now = Clock::now();
+      rtt_.record(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sentAt).count());
       answered_.fetch_add(1, std::memory_order_relaxed);
       if (r.frameStatus != net::kStatusOk || r.body.size() != kR1BodyBytes) {
         errors_.fetch_add(1, std::memory_order_relaxed);
       } else if (!stopping_.load()) {
-        issue(conn);
+        issue(conn, now);
       }
     } else {
       auto& counter = r.status == net::CallStatus::Timeout ? timeouts_ : closed_;
