@@ -143,10 +143,13 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
     wake = outbox_.empty();  // a flush is already on its way otherwise
     encode(outbox_);
   }
-  metrics_->framesOut.fetch_add(1, std::memory_order_relaxed);
-  // Inside a read callback the read path flushes once at its end (answers leave in one write).
-  if (wake && !(loop_.isLoopThread() && inRead_)) {
-    loop_.post([self = shared_from_this()] { self->flush(); });
+  // Inside a read callback the read path flushes once at its end (answers leave in one write),
+  // and counts the read's frames once: the counters are the process's, shared by every loop.
+  if (loop_.isLoopThread() && inRead_) {
+    ++framesOutInRead_;
+  } else {
+    metrics_->framesOut.fetch_add(1, std::memory_order_relaxed);
+    if (wake) loop_.post([self = shared_from_this()] { self->flush(); });
   }
   return SendResult::Queued;
 }
@@ -348,11 +351,23 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
     error = DecodeError::OutOfMemory;
   }
   inRead_ = false;
+  countReadFrames();
   if (error != DecodeError::None && !stream.isClosing()) {
     metrics_->countDecodeError(error);
     closeStream(stream, decodeFailure(stream));
   }
   flush();
+}
+
+// One add per read and counter instead of one per frame: a pipelined read carries many frames,
+// and the process-wide counters' cache line would otherwise travel between the loops' cores.
+void ChannelCore::countReadFrames() noexcept {
+  if (framesInRead_ != 0) metrics_->framesIn.fetch_add(framesInRead_, std::memory_order_relaxed);
+  if (framesOutInRead_ != 0) {
+    metrics_->framesOut.fetch_add(framesOutInRead_, std::memory_order_relaxed);
+  }
+  framesInRead_ = 0;
+  framesOutInRead_ = 0;
 }
 
 // Why the decoder stopped, as a close reason; built without throwing (an allocation failure
@@ -390,7 +405,7 @@ void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {
 }
 
 bool ChannelCore::onFrame(const FrameView& frame) {
-  metrics_->framesIn.fetch_add(1, std::memory_order_relaxed);
+  ++framesInRead_;  // counted at the end of the read (countReadFrames())
   if (frame.isReadOnlyEvent()) {
     metrics_->readOnlyReceived.fetch_add(1, std::memory_order_relaxed);
     if (!readOnly_.exchange(true, std::memory_order_acq_rel)) readOnlyReceived();

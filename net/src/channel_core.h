@@ -156,6 +156,7 @@ private:
   void answerHeartbeat(std::uint64_t id) noexcept;
   void heartbeatAnswered(std::uint64_t id) noexcept;
   void answeredOne() noexcept;
+  void countReadFrames() noexcept;
   bool claimed(const FrameView& frame);
   // The channel's tracker, created by the first request() (create); null before that. Any thread.
   RequestTracker* tracker(bool create);
@@ -198,9 +199,12 @@ private:
   std::atomic<RequestTracker*> tracker_{nullptr};
   int fd_ = -1;                   // the connected socket, for hasUnreadInput()
   bool heartbeatQueued_ = false;  // outbox_ holds a heartbeat request to time
+  bool inRead_ = false;           // loop: inside onRead() (read only after an isLoopThread() check)
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any
-  bool inRead_ = false;       // loop: inside onRead() (read only after an isLoopThread() check)
+  // Loop: frames in and out during the current read, added to the metrics at its end.
+  std::uint32_t framesInRead_ = 0;
+  std::uint32_t framesOutInRead_ = 0;
 };
 
 template <typename Fn>

@@ -38,7 +38,8 @@ struct ChannelMetrics {
   std::atomic<std::uint64_t> accepted{0};                      // servers: connections accepted
   std::atomic<std::uint64_t> rejected{0};                      // servers: closed right after accept
   // Round trip of each heartbeat this side sent and whose answer came back (its count is the
-  // number of heartbeats answered by the peers), on the shared timer's clock.
+  // number of heartbeats answered by the peers), on the shared timer's clock, from the write of
+  // the request to the read of the answer (Channel::lastHeartbeatRtt()).
   core::Histogram heartbeatRtt;
 
   // Streams closed because their input could not be decoded, by DecodeError (None not counted).
