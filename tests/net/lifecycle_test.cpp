@@ -116,71 +116,78 @@ TEST_CASE("a server whose loop lags does not idle-close a peer whose bytes wait 
   CHECK(peer.waitPeerClosed());
 }
 
+// A TcpClient on env's loop, connected to a peer the test plays by hand (`server`); `adjust`
+// changes clientOptions()'s heartbeat settings.
+struct ClientOfRawPeer {
+  ClientOfRawPeer(Env& env, const std::function<void(wheelbeat::tasks::HeartbeatOptions&)>& adjust)
+      : cli(env.loop, env.timer, options(adjust), client.handler(), client.stateCallback()) {
+    cli.start();
+    server.emplace(peer.accept());
+    REQUIRE(server->fd() >= 0);
+    REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  }
+  ClientOptions options(const std::function<void(wheelbeat::tasks::HeartbeatOptions&)>& adjust) {
+    ClientOptions o = clientOptions(peer.port());
+    adjust(o.heartbeat);
+    o.taskMetrics = metrics;
+    return o;
+  }
+
+  RawListener peer;
+  Recorder client;
+  std::shared_ptr<wheelbeat::tasks::TaskMetrics> metrics =
+      std::make_shared<wheelbeat::tasks::TaskMetrics>();
+  TcpClient cli;
+  std::optional<RawSocket> server;
+};
+
 // The round trip runs from the write, as a ping measures it; the time the heartbeat waited in the
 // client (here a loop held busy for 300 ms after the wheel's decision) is the send wait.
 TEST_CASE("a heartbeat written late: its send wait holds the delay, its round trip does not") {
   Env env;
-  RawListener peer;
-  Recorder client;
-  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  ClientOptions options = clientOptions(peer.port());
   // The check after a send comes 667 ms later: one heartbeat only while the loop is held.
-  options.heartbeat.interval = 2s;
-  options.heartbeat.idleTimeout = 10s;
-  options.taskMetrics = metrics;
-  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback());
-  cli.start();
-  RawSocket server(peer.accept());
-  REQUIRE(server.fd() >= 0);
-  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  ClientOfRawPeer c(env, [](auto& heartbeat) {
+    heartbeat.interval = 2s;
+    heartbeat.idleTimeout = 10s;
+  });
   constexpr auto kHeld = 300ms;
   {
     LoopBlocker lag(env.loop);
-    REQUIRE(waitFor([&] { return metrics->snapshot().heartbeatsSent == 1; }, 5s));
+    REQUIRE(waitFor([&] { return c.metrics->snapshot().heartbeatsSent == 1; }, 5s));
     const auto decided = env.timer.now();  // at or after the decision
     REQUIRE(waitFor([&] { return env.timer.now() - decided >= kHeld; }, 5s));
   }
-  const std::string request = server.recvExactly(17);
+  const std::string request = c.server->recvExactly(17);
   REQUIRE(request.size() == 17);
   std::uint64_t id = 0;
   for (std::size_t i = 4; i < 12; ++i) id = (id << 8) | static_cast<unsigned char>(request[i]);
   CHECK(request == heartbeatRequest(id));
-  REQUIRE(server.sendAll(heartbeatResponse(id)));
-  REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
-  CHECK(cli.channel().lastHeartbeatSendWait() >= kHeld);
-  CHECK(cli.channel().lastHeartbeatRtt() < kHeld);
-  CHECK(metrics->snapshot().heartbeatsSent == 1);
-  CHECK(cli.state() == ClientState::Connected);
-  cli.close();
+  REQUIRE(c.server->sendAll(heartbeatResponse(id)));
+  REQUIRE(waitFor([&] { return c.cli.channel().lastHeartbeatRtt() > 0ns; }));
+  CHECK(c.cli.channel().lastHeartbeatSendWait() >= kHeld);
+  CHECK(c.cli.channel().lastHeartbeatRtt() < kHeld);
+  CHECK(c.metrics->snapshot().heartbeatsSent == 1);
+  CHECK(c.cli.state() == ClientState::Connected);
+  c.cli.close();
 }
 
 TEST_CASE("a client whose loop lags does not force a reconnect while answers wait unread") {
   Env env;
-  RawListener peer;
-  Recorder client;
-  auto metrics = std::make_shared<wheelbeat::tasks::TaskMetrics>();
-  ClientOptions options = clientOptions(peer.port());
   // Checks every 333 ms; after the loop catches up, a second of quiet before the next verdict.
-  options.heartbeat.idleTimeout = 1s;
-  options.taskMetrics = metrics;
-  TcpClient cli(env.loop, env.timer, options, client.handler(), client.stateCallback());
-  cli.start();
-  RawSocket server(peer.accept());
-  REQUIRE(server.fd() >= 0);
-  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  ClientOfRawPeer c(env, [](auto& heartbeat) { heartbeat.idleTimeout = 1s; });
   {
     LoopBlocker lag(env.loop);
-    REQUIRE(server.sendAll(heartbeatResponse(1)));  // an answer the client's loop cannot read
-    REQUIRE(waitFor([&] { return metrics->snapshot().idleDeferred >= 3; }, 5s));
-    CHECK(metrics->snapshot().reconnectsStarted == 0);
+    REQUIRE(c.server->sendAll(heartbeatResponse(1)));  // an answer the client's loop cannot read
+    REQUIRE(waitFor([&] { return c.metrics->snapshot().idleDeferred >= 3; }, 5s));
+    CHECK(c.metrics->snapshot().reconnectsStarted == 0);
   }
   // Caught up: the answer was read, the channel is fresh, nothing was torn down.
-  REQUIRE(waitFor([&] { return env.timer.now() - cli.channel().lastRead() < 500ms; }));
-  CHECK(cli.state() == ClientState::Connected);
-  CHECK(cli.connectAttempts() == 1);
-  CHECK(client.closed.load() == 0);
-  CHECK(metrics->snapshot().reconnectsStarted == 0);
-  cli.close();
+  REQUIRE(waitFor([&] { return env.timer.now() - c.cli.channel().lastRead() < 500ms; }));
+  CHECK(c.cli.state() == ClientState::Connected);
+  CHECK(c.cli.connectAttempts() == 1);
+  CHECK(c.client.closed.load() == 0);
+  CHECK(c.metrics->snapshot().reconnectsStarted == 0);
+  c.cli.close();
 }
 
 TEST_CASE("half-open peer is detected within idle timeout plus one check and reconnect succeeds") {
