@@ -351,23 +351,26 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
     error = DecodeError::OutOfMemory;
   }
   inRead_ = false;
-  countReadFrames();
+  const bool answered = countReadFrames();
   if (error != DecodeError::None && !stream.isClosing()) {
     metrics_->countDecodeError(error);
     closeStream(stream, decodeFailure(stream));
   }
-  flush();
+  // Only this read's own frames wait for this flush: a frame queued from another thread, or
+  // outside a read, posted a flush of its own.
+  if (answered) flush();
 }
 
 // One add per read and counter instead of one per frame: a pipelined read carries many frames,
 // and the process-wide counters' cache line would otherwise travel between the loops' cores.
-void ChannelCore::countReadFrames() noexcept {
+// True when the read queued frames of its own.
+bool ChannelCore::countReadFrames() noexcept {
   if (framesInRead_ != 0) metrics_->framesIn.fetch_add(framesInRead_, std::memory_order_relaxed);
-  if (framesOutInRead_ != 0) {
-    metrics_->framesOut.fetch_add(framesOutInRead_, std::memory_order_relaxed);
-  }
+  const bool sent = framesOutInRead_ != 0;
+  if (sent) metrics_->framesOut.fetch_add(framesOutInRead_, std::memory_order_relaxed);
   framesInRead_ = 0;
   framesOutInRead_ = 0;
+  return sent;
 }
 
 // Why the decoder stopped, as a close reason; built without throwing (an allocation failure

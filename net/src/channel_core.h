@@ -156,7 +156,7 @@ private:
   void answerHeartbeat(std::uint64_t id) noexcept;
   void heartbeatAnswered(std::uint64_t id) noexcept;
   void answeredOne() noexcept;
-  void countReadFrames() noexcept;
+  bool countReadFrames() noexcept;
   bool claimed(const FrameView& frame);
   // The channel's tracker, created by the first request() (create); null before that. Any thread.
   RequestTracker* tracker(bool create);
