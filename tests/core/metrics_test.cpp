@@ -53,6 +53,35 @@ TEST_CASE("metrics count scheduled fired cancelled rejected and errors exactly")
   CHECK(m.latenessSamples == 9);
 }
 
+// cancel() counts in the word that pushes the entry; the wheel counts what it takes; stop()
+// counts what it hands back: the total is exact at every step.
+TEST_CASE("cancels count exactly before the wheel takes them, after it, and from stop()") {
+  ManualWheel w(wheelOptions(10ms, 32));
+  w.start();
+  std::vector<Timeout> handles;
+  for (int i = 0; i < 6; ++i) handles.push_back(w.schedule([] {}, 1s));
+  CHECK(handles[0].cancel());
+  CHECK(handles[1].cancel());
+  CHECK_FALSE(handles[1].cancel());
+  TimerMetrics m = w.timer().metrics();  // not taken by the wheel yet
+  CHECK(m.cancelled == 2);
+  CHECK(m.pending == 4);
+  w.step();  // the wheel takes both
+  CHECK(w.timer().metrics().cancelled == 2);
+  CHECK(handles[2].cancel());
+  m = w.timer().metrics();
+  CHECK(m.cancelled == 3);
+  CHECK(m.pending == 3);
+  w.step();
+  CHECK(w.timer().metrics().cancelled == 3);
+  CHECK(w.timer().stop().size() == 3);
+  m = w.timer().metrics();
+  CHECK(m.cancelled == 6);
+  CHECK(m.pending == 0);
+  CHECK(m.scheduled == 6);
+  CHECK(m.fired == 0);
+}
+
 TEST_CASE("lateness is exactly zero for deadlines on tick boundaries") {
   ManualWheel w(wheelOptions(10ms, 32));
   w.start();
