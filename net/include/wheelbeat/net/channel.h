@@ -135,10 +135,6 @@ public:
   // the request to the read that brought its answer, both on the loop thread, as a ping measures
   // it. Any thread.
   [[nodiscard]] virtual std::chrono::nanoseconds lastHeartbeatRtt() const noexcept = 0;
-  // How long that heartbeat waited in this process before its write: from sendHeartbeat() (the
-  // wheel's decision) to the write, i.e. the loop's queue (a tick's burst of heartbeats, posted
-  // work, a busy handler). lastHeartbeatRtt() + this = decision to answer. Any thread.
-  [[nodiscard]] virtual std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept = 0;
   // Bytes accepted by send() and not yet written by the kernel. Any thread.
   [[nodiscard]] virtual std::size_t queuedBytes() const noexcept = 0;
   // Inbound heartbeat requests answered. Any thread.
@@ -153,6 +149,11 @@ public:
   [[nodiscard]] virtual std::int64_t unanswered() const noexcept = 0;
   // Requests this side sent with request() that await their response (or timeout). Any thread.
   [[nodiscard]] virtual std::size_t pendingRequests() const noexcept = 0;
+  // How long the heartbeat of lastHeartbeatRtt() waited in this process before its write: from
+  // sendHeartbeat() (the wheel's decision) to the write, i.e. the loop's queue (a tick's burst of
+  // heartbeats, posted work, a busy handler); lastHeartbeatRtt() + this = decision to answer.
+  // Any thread. (Last in the class: the slots of the older virtuals stay where they were.)
+  [[nodiscard]] virtual std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept = 0;
 };
 
 }  // namespace wheelbeat::net
