@@ -25,8 +25,9 @@ namespace wheelbeat::net::detail {
 class RequestTracker {
 public:
   RequestTracker(EventLoop& loop, core::HashedWheelTimer& timer);
-  // Timeouts still on the wheel find no tracker afterwards (they do nothing). Any thread but the
-  // wheel's while one of its timeouts runs (the owning channel is destroyed on its loop).
+  // Timeouts still on the wheel find no tracker afterwards (they do nothing). Any thread, the
+  // wheel's included: a running timeout holds the link's lock only while it takes its entry out
+  // of the map (no callback runs under it), so the destructor waits for that at most.
   ~RequestTracker();
   RequestTracker(const RequestTracker&) = delete;
   RequestTracker& operator=(const RequestTracker&) = delete;
