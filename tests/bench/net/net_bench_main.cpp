@@ -41,7 +41,8 @@ constexpr const char* kDescription =
     "  R1: request / response, 64-byte bodies, Channel::request (each with its wheel timeout)\n"
     "      against a handler's reply, per case of --cases CONNSxDEPTH (requests in flight per\n"
     "      connection; default 64x16,1000x1) and server --loops (1,2), 2 s warm-up, 5 s window;\n"
-    "      raw-epoll runs the same frames and pipelining on plain sockets, first\n"
+    "      raw-epoll runs the same frames and pipelining on plain sockets (a server thread per\n"
+    "      loop), first; lines with loops > 1 add their ratios to the same impl's 1-loop line\n"
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
@@ -171,7 +172,7 @@ void addR1Options(CLI::App& app, Args& a) {
   app.add_option("--cases", a.cases, "R1: CONNSxDEPTH,... (connections, requests in flight each)")
       ->type_name("CxD,...")
       ->capture_default_str();
-  app.add_option("--loops", a.loops, "R1: the wheelbeat server's event loops, per run")
+  app.add_option("--loops", a.loops, "R1: the server's event loops (raw: epoll threads), per run")
       ->type_name("N,...")
       ->capture_default_str();
   app.add_option("--request-timeout-ms", a.config.requestTimeoutMs,

@@ -11,7 +11,8 @@
 //              TcpServer whose handler replies with Channel::reply() (R1Server in r1_roles.cpp:
 //              a net::EventLoopGroup of `loops` event loops).
 //   raw-epoll  the floor: the same bytes and the same pipelining on plain sockets, one thread
-//              and one level-triggered epoll per process; each read's answers (or next
+//              and one level-triggered epoll per process (the server: one per loop, the
+//              connections spread as the group spreads them); each read's answers (or next
 //              requests) leave in one write(). No timer, no timeouts, no allocation per request.
 //
 // Children's replies (proto.h "tag key=value"):
@@ -70,8 +71,8 @@ struct R1Measurement {
   std::int64_t handled = 0;  // requests the server answered
   double loadStart = 0;
   double loadEnd = 0;
-  // Set for a wheelbeat line: the floor's line with the same conns and depth; for loops > 1
-  // also wheelbeat's own 1-loop line.
+  // Set for a wheelbeat line: the floor's line with the same loops, conns and depth. For
+  // loops > 1 (either impl): the same impl's 1-loop line.
   const R1Measurement* raw = nullptr;
   const R1Measurement* oneLoop = nullptr;
 };

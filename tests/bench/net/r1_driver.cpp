@@ -2,7 +2,7 @@
 // window between two snapshots (CPU from each process's getrusage, answers from the client's
 // counters, latency from its histogram), then the client drains (every request out ends) and
 // the line is printed. The floor's cases run first, so that each wheelbeat line can state its
-// ratios to the floor's line with the same conns and depth.
+// ratios to the floor's line with the same loops, conns and depth.
 #include "child_process.h"
 #include "r1.h"
 #include "rtt_histogram.h"
@@ -164,18 +164,22 @@ const R1Measurement* find(const std::vector<CaseRun>& runs, Impl impl, int loops
   return nullptr;
 }
 
-// The floor (1 loop) for every case, then wheelbeat per loop count (1 first: the 2-loop lines
-// compare themselves to it).
+// Per loop count (1 first: the other lines compare themselves to it), the floor for every case,
+// then wheelbeat. The floor runs with the same loop count, so that a wheelbeat line's ratios to
+// it and to one loop can be told apart from what the machine's cores allow.
 int runAll(const BenchConfig& config) {
   std::vector<CaseRun> runs;
-  runs.reserve(config.r1Cases.size() * (config.loops.size() + 1));  // find() keeps pointers
-  if (config.impl != Impl::Wheelbeat) {
-    for (const auto c : config.r1Cases) runs.push_back(runCase(config, Impl::Raw, 1, c, {}, {}));
-  }
-  if (config.impl != Impl::Raw) {
-    for (const int loops : config.loops) {
+  runs.reserve(config.r1Cases.size() * config.loops.size() * 2);  // find() keeps pointers
+  for (const int loops : config.loops) {
+    if (config.impl != Impl::Wheelbeat) {
       for (const auto c : config.r1Cases) {
-        const auto* raw = find(runs, Impl::Raw, 1, c);
+        const auto* one = loops > 1 ? find(runs, Impl::Raw, 1, c) : nullptr;
+        runs.push_back(runCase(config, Impl::Raw, loops, c, {}, one));
+      }
+    }
+    if (config.impl != Impl::Raw) {
+      for (const auto c : config.r1Cases) {
+        const auto* raw = find(runs, Impl::Raw, loops, c);
         const auto* one = loops > 1 ? find(runs, Impl::Wheelbeat, 1, c) : nullptr;
         runs.push_back(runCase(config, Impl::Wheelbeat, loops, c, raw, one));
       }
