@@ -185,9 +185,12 @@ nanoseconds ReconnectTimerTask::runOnce(Channel& channel, nanoseconds now) {
   } else if (phi_) {
     dead = suspicion(channel, now, readIdle);
   }
-  if (!dead.empty() && !deferredForInput(channel)) return attemptNow(channel, dead, now);
+  if (!dead.empty()) return deferredForInput(channel) ? interval_ : attemptNow(channel, dead, now);
   retry_.reset(now);  // healthy: the next outage starts again at the initial delay
-  return interval_;
+  // The fixed rule cannot fire before lastRead + idleTimeout (lastRead only moves forward): the
+  // next check is then, as the heartbeat's (a check every idleTimeout / 3 ran 2.5 times as often
+  // while heartbeats kept the channel alive, and found half-open ones up to a third later).
+  return phi_ ? interval_ : idleTimeout_ - readIdle;
 }
 
 // Disconnected: the attempt granted earlier once its time has come, else a new grant.
@@ -261,7 +264,10 @@ nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
   } else if (phi_) {
     reason = suspicion(channel, now, readIdle);
   }
-  if (reason.empty() || deferredForInput(channel)) return interval_;
+  // Healthy under the fixed rule: the next check is its deadline, the first instant at which the
+  // older of the two idle times exceeds closeTimeout (see ReconnectTimerTask::runOnce).
+  if (reason.empty()) return phi_ ? interval_ : closeTimeout_ - std::max(readIdle, writeIdle) + nanoseconds(1);
+  if (deferredForInput(channel)) return interval_;
   logDecision(core::LogLevel::Debug, channel, "closing: {}", reason);
   channel.close(reason);  // if this throws, the next check tries again
   finish("closed idle channel");
