@@ -266,7 +266,9 @@ nanoseconds CloseTimerTask::runOnce(Channel& channel, nanoseconds now) {
   }
   // Healthy under the fixed rule: the next check is its deadline, the first instant at which the
   // older of the two idle times exceeds closeTimeout (see ReconnectTimerTask::runOnce).
-  if (reason.empty()) return phi_ ? interval_ : closeTimeout_ - std::max(readIdle, writeIdle) + nanoseconds(1);
+  if (reason.empty()) {
+    return phi_ ? interval_ : closeTimeout_ - std::max(readIdle, writeIdle) + nanoseconds(1);
+  }
   if (deferredForInput(channel)) return interval_;
   logDecision(core::LogLevel::Debug, channel, "closing: {}", reason);
   channel.close(reason);  // if this throws, the next check tries again

@@ -102,7 +102,7 @@ TEST_CASE("close: deferred while input waits unread, then closed once it is gone
   c.ch->unreadInput = false;  // nothing pending any more and still no read stamped: idle
   c.rig.runUntil(24s);
   REQUIRE(c.ch->closes().size() == 1);
-  CHECK(c.ch->closes()[0].at - c.rig.origin() == 21010ms);  // the next check
+  CHECK(c.ch->closes()[0].at - c.rig.origin() == 21010ms);               // the next check
   CHECK(c.ch->closes()[0].reason == "read idle 21s > closeTimeout 9s");  // 21.01s, 3 digits
   CHECK(c.metrics->snapshot().idleDeferred == 4);
   CHECK(c.metrics->snapshot().closes == 1);

@@ -1,7 +1,7 @@
 // R1's raw-epoll floor (r1.h): the wheelbeat roles' bytes and pipelining on plain sockets.
 // Level-triggered epoll sets holding stdin (the driver's commands) and the sockets (raw_io.h):
-// the client has one thread; the server one per --loops (RawR1Server below). Frames are made with wheelbeat::net::encodeFrame (a pure function),
-// so the bytes on the wire are exactly wheelbeat's.
+// the client has one thread; the server one per --loops (RawR1Server below). Frames are made with
+// wheelbeat::net::encodeFrame (a pure function), so the bytes on the wire are exactly wheelbeat's.
 //
 // Server: one listener on listenAddress(0), connections spread over the threads as wheelbeat's
 // EventLoopGroup spreads them over its loops. Per readable event, one read(); each complete
