@@ -6,6 +6,7 @@
 //
 // The fake's refused attempts fail inside the task's own run, so their close event is seen on the
 // next tick: a failed attempt at t is followed by the next one at t + 10 ms + backoff.
+#include "bursty_traffic.h"
 #include "fake_channel.h"
 
 #include <wheelbeat/tasks/retry_policy.h>
@@ -189,8 +190,39 @@ TEST_CASE("reconnect: none while the channel is connected and read") {
   ReconnectRig r(true);
   r.rig.runUntil(60s, [&] { r.ch->read(); });
   CHECK(r.ch->reconnects().empty());
-  CHECK(r.task->runs() == 7);  // 3s, then each at lastRead + idleTimeout: 12s, 21s .. 57s
+  CHECK(r.task->runs() == 7);  // 3s, then every third (read idle 0 each time): 12s .. 57s
   CHECK(r.metrics->snapshot().reconnectsStarted == 0);
+}
+
+// The checks skipped while the channel is healthy change no decision: under seeded bursty reads,
+// each forced reconnect comes exactly when a check every 3 s would have made it, at the first
+// multiple of 3 s at which read idle (since the last read or reconnect) is >= 9 s.
+TEST_CASE("reconnect: skipping the checks that could not act changes no decision") {
+  std::size_t decisions = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    ReconnectRig r(true);
+    r.ch->reconnectSucceeds = true;
+    BurstyTraffic traffic(seed);
+    std::vector<ns> expected;
+    ns stamp{0};  // the channel was stamped when it was made, at the origin
+    while (r.rig.elapsed() < 120s) {
+      const bool read = traffic.next();
+      r.rig.runUntil(r.rig.elapsed() + r.rig.tick(), [&] {
+        if (read) r.ch->read();
+      });
+      const ns t = r.rig.elapsed();
+      if (read) stamp = t;
+      if (t % 3s == 0s && t - stamp >= 9s) {
+        expected.push_back(t);
+        stamp = t;  // the reconnect stamps the channel
+      }
+    }
+    CHECK(r.reconnectTimes() == expected);
+    CHECK(r.task->runs() < 40);  // fewer than a check every 3 s
+    decisions += expected.size();
+  }
+  CHECK(decisions >= 20);  // the patterns' silences cross the timeout often enough to tell
 }
 
 TEST_CASE("reconnect: recovery resets the backoff for the next outage") {

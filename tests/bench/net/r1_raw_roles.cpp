@@ -47,7 +47,6 @@ using raw::UniqueFd;
 
 constexpr int kBacklog = 4096;
 constexpr int kAcceptsPerEvent = 64;
-constexpr std::size_t kConnectBatch = 128;
 // One read takes what 16 requests in flight can have sent (1 280 bytes) several times over.
 constexpr std::size_t kReadBytes = 16384;
 

@@ -2,13 +2,15 @@
 // timer and no thread per connection):
 //   HeartbeatTimerTask (client)  sends a heartbeat once read- or write-idle >= interval;
 //                                checks at that deadline, and interval/3 after a send.
-//   ReconnectTimerTask (client)  reconnects if disconnected or read-idle >= idleTimeout
-//                                (half-open), with backoff and jitter; checks at that deadline
-//                                while connected, else every idleTimeout/3.
-//   CloseTimerTask (server)      closes the channel if read- or write-idle > closeTimeout, then
-//                                ends; checks at that deadline.
-// With the φ detector (DetectorKind::Phi) the reconnect and close tasks check every
-// min(timeout, interval)/3 instead: φ can cross its threshold at any time.
+//   ReconnectTimerTask (client)  every idleTimeout/3: reconnects if disconnected or read-idle
+//                                >= idleTimeout (half-open), with backoff and jitter.
+//   CloseTimerTask (server)      every closeTimeout/3: closes the channel if read- or write-idle
+//                                > closeTimeout, then ends.
+// The reconnect and close tasks skip the checks of a healthy channel that could not act: idle
+// times only restart, so a check before the older timestamp + the timeout cannot fire, and the
+// task sleeps to the first check on its cadence after that. Decisions (and their times) are those
+// of a check at every interval; the runs are fewer (every 2-3 intervals while heartbeats flow).
+// With the φ detector (DetectorKind::Phi) they check every min(timeout, interval)/3, none skipped.
 // Unlike Dubbo, check intervals are not raised to 1 s: interval only has to be > 0 (tests and
 // tight deployments use short ones). Idle times are now - lastRead() / now - lastWrite() on the
 // timer's clock. Create each task with std::make_shared, then start(firstDelay) it (usually its
