@@ -63,7 +63,7 @@ TEST_CASE("1000 channels on one wheel: exact totals and pending timeouts") {
                   // echoing ones at 3s (read idle 0: the heartbeat ran first), then 12s, 18s,
                   // 24s, 30s (each runs before that tick's heartbeat, which was armed later, so it
                   // finds the read of 3s before: idle 3s, the next that could act 6s on)
-                  + busyCount * 4 + echoing * 5  //
+                  +busyCount * 4 + echoing * 5  //
                   + disconnected * 13;  // the 3s check, then per attempt: itself + its refusal
   CHECK(metrics->snapshot() == expected);
   std::uint64_t heartbeats = 0, reconnects = 0;
