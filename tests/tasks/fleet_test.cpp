@@ -57,14 +57,15 @@ TEST_CASE("1000 channels on one wheel: exact totals and pending timeouts") {
   // Heartbeat checks (each re-armed for its channel's deadline, heartbeat_tasks.h): busy ones
   // at 1s, 4s, ..., 28s (fresh each time: sleep 3s); echoing ones at 1s, then each send and the
   // check 1s after it (3s, 4s, 6s, 7s, ..., 30s); disconnected ones every second.
-  expected.runs = busyCount * 10 + echoing * 20 + disconnected * 30 +
-                  // Reconnect checks of healthy channels, every 3s but for those that could not
-                  // act (read idle could not reach 9s yet): busy ones at 3s, 12s, 21s, 30s;
-                  // echoing ones at 3s (read idle 0: the heartbeat ran first), then 12s, 18s,
-                  // 24s, 30s (each runs before that tick's heartbeat, which was armed later, so it
-                  // finds the read of 3s before: idle 3s, the next that could act 6s on)
-                  +busyCount * 4 + echoing * 5  //
-                  + disconnected * 13;  // the 3s check, then per attempt: itself + its refusal
+  const std::uint64_t heartbeatRuns = busyCount * 10 + echoing * 20 + disconnected * 30;
+  // Reconnect checks of healthy channels, every 3s but for those that could not act (read idle
+  // could not reach 9s yet): busy ones at 3s, 12s, 21s, 30s; echoing ones at 3s (read idle 0: the
+  // heartbeat ran first), then 12s, 18s, 24s, 30s (each runs before that tick's heartbeat, which
+  // was armed later, so it finds the read of 3s before: idle 3s, the next that could act 6s on).
+  const std::uint64_t healthyReconnectRuns = busyCount * 4 + echoing * 5;
+  // Disconnected ones: the 3s check, then per attempt: itself + its refusal.
+  const std::uint64_t downReconnectRuns = disconnected * 13;
+  expected.runs = heartbeatRuns + healthyReconnectRuns + downReconnectRuns;
   CHECK(metrics->snapshot() == expected);
   std::uint64_t heartbeats = 0, reconnects = 0;
   for (const auto& ch : channels) {
