@@ -165,7 +165,7 @@ bench:
 	  echo "bench: heartbeats at scale, $$s (~1 min)" >&2; \
 	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	done; \
-	echo "bench: request / response, R1 (~40 s; R1_ARGS)" >&2; \
+	echo "bench: request / response, R1 (~1 min; R1_ARGS)" >&2; \
 	./build/bin/wheelbeat_net_bench --scenario R1 $(R1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
