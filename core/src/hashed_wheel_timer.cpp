@@ -234,15 +234,17 @@ bool HashedWheelTimer::Impl::cancel(std::uint32_t index, std::uint32_t gen) noex
     return false;
   }
   releaseLimit();
-  cancelled_.fetch_add(1);  // release: pending() must see the push it pairs with
-  std::uint32_t head = cancelHead_.load(std::memory_order_relaxed);
+  // One CAS pushes the record and counts the cancel (pending() reads the count).
+  std::uint64_t word = cancelWord_.load(std::memory_order_relaxed);
   do {
-    e.clink = head;
-  } while (!cancelHead_.compare_exchange_weak(head, index, std::memory_order_seq_cst,
+    e.clink = static_cast<std::uint32_t>(word);
+  } while (!cancelWord_.compare_exchange_weak(word, ((word >> 32) + 1) << 32 | index,
+                                              std::memory_order_seq_cst,
                                               std::memory_order_relaxed));
   // The first cancel of a batch wakes a long-sleeping worker so the memory comes back within a
   // tick; the worker re-arms this at most once per tick.
-  if (head == detail::kNil && cancelWakeArmed_.load() && cancelWakeArmed_.exchange(false)) {
+  if (static_cast<std::uint32_t>(word) == detail::kNil && cancelWakeArmed_.load() &&
+      cancelWakeArmed_.exchange(false)) {
     wakeWorker();
   }
   return true;
@@ -310,7 +312,7 @@ std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
     // A cancel racing with stop() may win; then the entry simply stays until destruction.
     if (e.state.compare_exchange_strong(expected, stateWord(gen, kCancelled))) {
       releaseLimit();
-      cancelled_.fetch_add(1);
+      cancelledByStop_.fetch_add(1);
       result.push_back(Timeout(&owner_, index, gen));
     }
   }
@@ -319,12 +321,21 @@ std::vector<Timeout> HashedWheelTimer::Impl::collectUnprocessed() {
 
 // ---- queries ----------------------------------------------------------------------------------
 
+std::uint64_t HashedWheelTimer::Impl::cancelledCount() const noexcept {
+  // Drained first: the records it counts were pushed (and counted in the word) before.
+  const std::uint64_t drained = cancelsDrained_.load(std::memory_order_acquire);
+  const auto pushed = static_cast<std::uint32_t>(cancelWord_.load() >> 32);
+  return drained + static_cast<std::uint32_t>(pushed - static_cast<std::uint32_t>(drained)) +
+         cancelledByStop_.load();
+}
+
 std::uint64_t HashedWheelTimer::Impl::pending() const noexcept {
   // Every timeout counted as finished was counted as accepted before (its push happened before
   // the release that counted it): read the finished first, so the difference is never negative
   // and reflects every call that returned before this one. Fewer than 2^32 are ever pending.
-  const std::uint64_t finished =
-      fired_.load(std::memory_order_acquire) + cancelled_.load() + withdrawn_.load();
+  const std::uint64_t finished = fired_.load(std::memory_order_acquire) +
+                                 (cancelWord_.load() >> 32) + cancelledByStop_.load() +
+                                 withdrawn_.load();
   const auto accepted = static_cast<std::uint32_t>(submitWord_.load() >> 32);
   const std::uint32_t diff = accepted - static_cast<std::uint32_t>(finished);
   return static_cast<std::int32_t>(diff) < 0 ? 0 : diff;
@@ -334,7 +345,7 @@ TimerMetrics HashedWheelTimer::Impl::metrics() const {
   TimerMetrics m;
   m.pending = pending();
   m.fired = fired_.load(std::memory_order_relaxed);
-  m.cancelled = cancelled_.load(std::memory_order_relaxed);
+  m.cancelled = cancelledCount();
   m.scheduled = m.pending + m.fired + m.cancelled;  // every accepted timeout is in one of these
   m.rejected = rejected_.load(std::memory_order_relaxed);
   m.taskErrors = errors_->count();

@@ -86,6 +86,7 @@ private:
 
   // producer side
   void reservePending();
+  std::uint64_t cancelledCount() const noexcept;
   void releaseLimit() noexcept {
     if (maxPending_ > 0) limitCount_.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -124,13 +125,18 @@ private:
   // Reservations against maxPendingTimeouts (only used when it is > 0: a limit needs a count
   // that is incremented before the entry is published).
   std::atomic<std::int64_t> limitCount_{0};
-  alignas(64) std::atomic<std::uint32_t> cancelHead_{detail::kNil};
+  // cancelWord_ = (cancels, mod 2^32) << 32 | head of the cancel stack, as submitWord_: one CAS
+  // both pushes a cancel record and counts it. cancelsDrained_ (64 bits, written by whoever
+  // drains: the wheel thread, or stop() after joining it) extends the count to 64 bits for
+  // metrics(); fewer than 2^32 records are ever waiting.
+  alignas(64) std::atomic<std::uint64_t> cancelWord_{detail::kNil};
   alignas(64) std::atomic<std::int64_t> sleepUntil_{kAwake};  // worker's planned wake-up (ns)
   std::atomic<bool> cancelWakeArmed_{false};
   std::atomic<int> lifecycle_{kInit};
   std::atomic<std::uint64_t> rejected_{0};
-  std::atomic<std::uint64_t> cancelled_{0};
-  std::atomic<std::uint64_t> withdrawn_{0};  // published, then refused by a stop() race
+  std::atomic<std::uint64_t> cancelsDrained_{0};
+  std::atomic<std::uint64_t> cancelledByStop_{0};  // pending timeouts stop() handed back
+  std::atomic<std::uint64_t> withdrawn_{0};        // published, then refused by a stop() race
   std::shared_ptr<detail::TaskErrorReporter> errors_;
 
   // Written by the wheel thread only (relaxed atomics so metrics() may read them anywhere).

@@ -166,8 +166,12 @@ void HashedWheelTimer::Impl::freeEntry(std::uint32_t index, bool cancelled) noex
 }
 
 void HashedWheelTimer::Impl::drainCancels() {
-  std::uint32_t index = cancelHead_.exchange(kNil, std::memory_order_acquire);
+  // Sets the head to kNil and keeps the count.
+  auto index = static_cast<std::uint32_t>(
+      cancelWord_.fetch_or(std::uint64_t{kNil}, std::memory_order_acquire));
+  std::uint64_t drained = 0;
   while (index != kNil) {
+    ++drained;
     Entry& e = at(index);
     const std::uint32_t next = e.clink;
     if (e.where == kInSubmit) {
@@ -178,6 +182,9 @@ void HashedWheelTimer::Impl::drainCancels() {
     }
     index = next;
   }
+  // One writer at a time (the wheel thread; stop() after joining it; advance() under its lock).
+  cancelsDrained_.store(cancelsDrained_.load(std::memory_order_relaxed) + drained,
+                        std::memory_order_release);
   wheel_.compactIfStale();
 }
 
@@ -223,7 +230,8 @@ void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   // Last look after publishing the plan (seq_cst, pairs with the producers' pushes): work that
   // arrived before it is handled now; work after it sees the plan and wakes us if needed.
   const bool work = static_cast<std::uint32_t>(submitWord_.load()) != kNil ||
-                    (arm && cancelHead_.load() != kNil) || lifecycle_.load() != kStarted;
+                    (arm && static_cast<std::uint32_t>(cancelWord_.load()) != kNil) ||
+                    lifecycle_.load() != kStarted;
   if (!work) {
     std::unique_lock lock(sleepMutex_);
     while (!wakeRequested_) {
