@@ -10,6 +10,8 @@
 //              Channel::request() with its wheel timeout (--request-timeout-ms, 5 s); server: a
 //              TcpServer whose handler replies with Channel::reply() (R1Server in r1_roles.cpp:
 //              a net::EventLoopGroup of `loops` event loops).
+//   wheelbeat-server  (with --impl both) wheelbeat's server, asked by the raw-epoll client below:
+//              the server's own cost per request, with the wheelbeat client's pace taken out.
 //   raw-epoll  the floor: the same bytes and the same pipelining on plain sockets, one thread
 //              and one level-triggered epoll per process (the server: one per loop, the
 //              connections spread as the group spreads them); each read's answers (or next
@@ -48,10 +50,17 @@ inline constexpr std::uint8_t kR1RequestFlags =
 std::vector<R1Case> parseR1Cases(std::string_view text);
 std::vector<int> parseR1Loops(std::string_view text);
 
+// Who serves and who asks, the line's "impl": the floor ("raw-epoll": both processes raw),
+// wheelbeat ("wheelbeat": both wheelbeat), or wheelbeat's server asked by the floor's client
+// ("wheelbeat-server"): the server's own cost, with the client's pace taken out of it (a slower
+// client leaves a server more idle wake-ups per request).
+enum class R1Pair { Raw, Wheelbeat, WheelbeatServer };
+const char* r1PairName(R1Pair pair);
+
 // One case's window, from the driver's snapshots.
 struct R1Measurement {
   BenchConfig config;  // the driver's
-  Impl impl = Impl::Wheelbeat;
+  R1Pair pair = R1Pair::Wheelbeat;
   int loops = 1;
   R1Case c;
   double windowS = 0;
@@ -71,8 +80,8 @@ struct R1Measurement {
   std::int64_t handled = 0;  // requests the server answered
   double loadStart = 0;
   double loadEnd = 0;
-  // Set for a wheelbeat line: the floor's line with the same loops, conns and depth. For
-  // loops > 1 (either impl): the same impl's 1-loop line.
+  // Set for a wheelbeat or wheelbeat-server line: the floor's line with the same loops, conns
+  // and depth. For loops > 1 (any pair): the same pair's 1-loop line.
   const R1Measurement* raw = nullptr;
   const R1Measurement* oneLoop = nullptr;
 };

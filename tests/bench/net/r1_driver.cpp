@@ -51,12 +51,13 @@ Clock::time_point after(Clock::time_point t, double secs) {
   return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(secs));
 }
 
-void start(Pair& p, const BenchConfig& config, Impl impl, int loops, R1Case c) {
-  auto serverArgs = childArgs(config, impl, "server");
+void start(Pair& p, const BenchConfig& config, R1Pair pair, int loops, R1Case c) {
+  auto serverArgs = childArgs(config, pair == R1Pair::Raw ? Impl::Raw : Impl::Wheelbeat, "server");
   serverArgs.insert(serverArgs.end(), {"--loops", std::to_string(loops)});
   p.server = std::make_unique<ChildProcess>("server", serverArgs);
   const Kv ready = parseKv(p.server->readLine(Clock::now() + 15s), "ready");
-  auto clientArgs = childArgs(config, impl, "client");
+  auto clientArgs =
+      childArgs(config, pair == R1Pair::Wheelbeat ? Impl::Wheelbeat : Impl::Raw, "client");
   clientArgs.insert(clientArgs.end(),
                     {"--port", std::to_string(kvAt(ready, "port0")), "--conns",
                      std::to_string(c.conns), "--depth", std::to_string(c.depth),
@@ -119,21 +120,21 @@ struct CaseRun {
   bool ok = true;
 };
 
-CaseRun runCase(const BenchConfig& config, Impl impl, int loops, R1Case c, const R1Measurement* raw,
-                const R1Measurement* oneLoop) {
+CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c,
+                const R1Measurement* raw, const R1Measurement* oneLoop) {
   fmt::print(stderr,
              "wheelbeat_net_bench: R1 {} loops={} conns={} depth={}: warm-up {} s, "
              "window {} s\n",
-             implName(impl), loops, c.conns, c.depth, config.warmupS, config.windowS);
+             r1PairName(pair), loops, c.conns, c.depth, config.warmupS, config.windowS);
   CaseRun r;
   r.m.config = config;
-  r.m.impl = impl;
+  r.m.pair = pair;
   r.m.loops = loops;
   r.m.c = c;
   r.m.raw = raw;
   r.m.oneLoop = oneLoop;
   Pair p;
-  start(p, config, impl, loops, c);
+  start(p, config, pair, loops, c);
   watchUntil({p.server.get(), p.client.get()}, after(Clock::now(), config.warmupS));
   const Snapshot a = snapshot(p);
   watchUntil({p.server.get(), p.client.get()}, after(a.at, config.windowS));
@@ -154,9 +155,9 @@ CaseRun runCase(const BenchConfig& config, Impl impl, int loops, R1Case c, const
   return r;
 }
 
-const R1Measurement* find(const std::vector<CaseRun>& runs, Impl impl, int loops, R1Case c) {
+const R1Measurement* find(const std::vector<CaseRun>& runs, R1Pair pair, int loops, R1Case c) {
   for (const auto& r : runs) {
-    if (r.m.impl == impl && r.m.loops == loops && r.m.c.conns == c.conns &&
+    if (r.m.pair == pair && r.m.loops == loops && r.m.c.conns == c.conns &&
         r.m.c.depth == c.depth) {
       return &r.m;
     }
@@ -165,23 +166,22 @@ const R1Measurement* find(const std::vector<CaseRun>& runs, Impl impl, int loops
 }
 
 // Per loop count (1 first: the other lines compare themselves to it), the floor for every case,
-// then wheelbeat. The floor runs with the same loop count, so that a wheelbeat line's ratios to
-// it and to one loop can be told apart from what the machine's cores allow.
+// then wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's client. The
+// floor runs with the same loop count, so that a line's ratios to it and to one loop can be told
+// apart from what the machine's cores allow.
 int runAll(const BenchConfig& config) {
-  std::vector<CaseRun> runs;
-  runs.reserve(config.r1Cases.size() * config.loops.size() * 2);  // find() keeps pointers
+  std::vector<R1Pair> pairs;
+  if (config.impl != Impl::Wheelbeat) pairs.push_back(R1Pair::Raw);
+  if (config.impl != Impl::Raw) pairs.push_back(R1Pair::Wheelbeat);
+  if (config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
+  std::vector<CaseRun> runs;  // never reallocated: find() hands out pointers into it
+  runs.reserve(config.r1Cases.size() * config.loops.size() * pairs.size());
   for (const int loops : config.loops) {
-    if (config.impl != Impl::Wheelbeat) {
+    for (const R1Pair pair : pairs) {
       for (const auto c : config.r1Cases) {
-        const auto* one = loops > 1 ? find(runs, Impl::Raw, 1, c) : nullptr;
-        runs.push_back(runCase(config, Impl::Raw, loops, c, {}, one));
-      }
-    }
-    if (config.impl != Impl::Raw) {
-      for (const auto c : config.r1Cases) {
-        const auto* raw = find(runs, Impl::Raw, loops, c);
-        const auto* one = loops > 1 ? find(runs, Impl::Wheelbeat, 1, c) : nullptr;
-        runs.push_back(runCase(config, Impl::Wheelbeat, loops, c, raw, one));
+        const auto* raw = pair == R1Pair::Raw ? nullptr : find(runs, R1Pair::Raw, loops, c);
+        const auto* one = loops > 1 ? find(runs, pair, 1, c) : nullptr;
+        runs.push_back(runCase(config, pair, loops, c, raw, one));
       }
     }
   }

@@ -68,10 +68,19 @@ void addComparisons(ordered_json& j, const R1Measurement& m) {
 
 }  // namespace
 
+const char* r1PairName(R1Pair pair) {
+  switch (pair) {
+    case R1Pair::Raw: return "raw-epoll";
+    case R1Pair::Wheelbeat: return "wheelbeat";
+    case R1Pair::WheelbeatServer: return "wheelbeat-server";
+  }
+  return "?";
+}
+
 std::string r1Line(const R1Measurement& m) {
   ordered_json j;
   j["scenario"] = "R1";
-  j["impl"] = implName(m.impl);
+  j["impl"] = r1PairName(m.pair);
   j["loops"] = m.loops;
   j["conns"] = m.c.conns;
   j["depth"] = m.c.depth;
