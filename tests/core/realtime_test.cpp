@@ -5,11 +5,14 @@
 #include "support.h"
 
 #include <doctest/doctest.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 using namespace wbtest;
 
@@ -24,6 +27,22 @@ TEST_CASE("realtime: a 1 s timeout has not run after 300 ms") {
   CHECK(timer.pendingTimeouts() == 1);
   CHECK(timer.stop().size() == 1);
   CHECK(done.arrived() == 0);
+}
+
+TEST_CASE("realtime: tasks run on a thread named wheelbeat-wheel") {
+  Completion done(1);
+  std::array<char, 16> name{};
+  int rc = -1;
+  HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});
+  timer.newTimeout(
+      [&] {
+        rc = pthread_getname_np(pthread_self(), name.data(), name.size());
+        done.arrive();
+      },
+      0ms);
+  REQUIRE(done.waitFor(5s));
+  CHECK(rc == 0);
+  CHECK(std::string(name.data()) == "wheelbeat-wheel");
 }
 
 TEST_CASE("realtime: a 2 s timeout runs within 3 s and is expired") {

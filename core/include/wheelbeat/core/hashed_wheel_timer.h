@@ -19,8 +19,9 @@
 // Threads
 //   newTimeout(), Timeout::cancel(), pendingTimeouts(), metrics(), isStopped(): any thread,
 //   including from inside a task. stop(): any thread except inside a task of this timer.
-//   Tasks run on the wheel thread (Drive::Thread: the timer's own worker thread, started on first
-//   use; Drive::Manual: the thread calling advance()), or on TimerHooks::executor if one is set.
+//   Tasks run on the wheel thread (Drive::Thread: the timer's own worker thread, named
+//   "wheelbeat-wheel", started on first use; Drive::Manual: the thread calling advance()), or on
+//   TimerHooks::executor if one is set.
 //   Tasks should be short; hand slow work to an executor.
 //
 // Safe-run
