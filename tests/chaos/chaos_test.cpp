@@ -51,9 +51,8 @@ struct Settings {
   milliseconds statusPeriod{500};   // a demo node prints its STATUS line this often (fixed)
   std::size_t maxBody = std::size_t{8} << 20;
 
-  // The heartbeat task checks interval / 3 after a send; the reconnect and close tasks check at
-  // their deadline, or every timeout / 3 while input waits unread: the bounds below take the
-  // longer, so they hold for both.
+  // Each task decides on a cadence of interval / 3 (the reconnect and close tasks skip the checks
+  // that cannot act, which changes no decision).
   [[nodiscard]] milliseconds heartbeatCheck() const { return heartbeat / 3; }
   [[nodiscard]] milliseconds reconnectCheck() const { return idleTimeout / 3; }
   [[nodiscard]] milliseconds closeCheck() const { return closeTimeout / 3; }

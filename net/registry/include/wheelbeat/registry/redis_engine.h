@@ -46,10 +46,10 @@
 //   write-idle for client.heartbeat.interval, the client PUBLISHes on its own heartbeat channel
 //   "/G/-heartbeat/<random>" — the reply proves the command link alive, the message the
 //   subscriber link.
-//   Half-open (ReconnectTimerTask, checked at the read-idle deadline): a link silent for
-//   idleTimeout (default 3 × heartbeat) while no input waits unread on either socket gets both
-//   torn down and connected again at once (retry error name "read-idle"); found within
-//   idleTimeout + one wheel tick of the last answer (+ idleTimeout / 3 if input was waiting).
+//   Half-open (ReconnectTimerTask, checked every idleTimeout / 3): a link silent for idleTimeout
+//   (default 3 × heartbeat) while no input waits unread on either socket gets both torn down and
+//   connected again at once (retry error name "read-idle"); found within idleTimeout +
+//   idleTimeout / 3 + one wheel tick of the last answer.
 //   A lost link, or a failed attempt (refused, handshake error, connect timeout), tears both down:
 //   pending calls fail "disconnected"; the next attempt waits client.heartbeat.reconnect's
 //   next delay counted from the loss (error name "disconnected"), the first one after an outage
