@@ -69,12 +69,8 @@ void addComparisons(ordered_json& j, const R1Measurement& m) {
 }  // namespace
 
 const char* r1PairName(R1Pair pair) {
-  switch (pair) {
-    case R1Pair::Raw: return "raw-epoll";
-    case R1Pair::Wheelbeat: return "wheelbeat";
-    case R1Pair::WheelbeatServer: return "wheelbeat-server";
-  }
-  return "?";
+  if (pair == R1Pair::WheelbeatServer) return "wheelbeat-server";
+  return implName(pair == R1Pair::Raw ? Impl::Raw : Impl::Wheelbeat);
 }
 
 std::string r1Line(const R1Measurement& m) {
