@@ -349,6 +349,7 @@ TimerMetrics HashedWheelTimer::Impl::metrics() const {
   m.scheduled = m.pending + m.fired + m.cancelled;  // every accepted timeout is in one of these
   m.rejected = rejected_.load(std::memory_order_relaxed);
   m.taskErrors = errors_->count();
+  m.rounds = rounds_.load(std::memory_order_relaxed);
   m.latenessP50 = std::chrono::nanoseconds(lateness_.quantile(0.50));
   m.latenessP99 = std::chrono::nanoseconds(lateness_.quantile(0.99));
   m.latenessMax = std::chrono::nanoseconds(lateness_.max());
@@ -364,6 +365,7 @@ void HashedWheelTimer::Impl::writeMetrics(MetricsWriter& out) const {
   out.counter("wheelbeat_wheel_cancelled_total", static_cast<double>(m.cancelled));
   out.counter("wheelbeat_wheel_rejected_total", static_cast<double>(m.rejected));
   out.counter("wheelbeat_wheel_task_errors_total", static_cast<double>(m.taskErrors));
+  out.counter("wheelbeat_wheel_rounds_total", static_cast<double>(m.rounds));
   out.histogram("wheelbeat_wheel_lateness_seconds", latenessSeconds_.snapshot());
   out.histogram("wheelbeat_wheel_worker_lag_seconds", workerLag_.snapshot());
 }

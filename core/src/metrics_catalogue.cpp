@@ -35,6 +35,8 @@ constexpr MetricDef kCatalogue[] = {
     {"wheelbeat_wheel_rejected_total", T::Counter,
      "newTimeout() calls refused because max pending timeouts was reached."},
     {"wheelbeat_wheel_task_errors_total", T::Counter, "Timer tasks (or the executor) that threw."},
+    {"wheelbeat_wheel_rounds_total", T::Counter,
+     "Rounds of the wheel: wake-ups of its thread (advance() calls when driven by hand)."},
     {"wheelbeat_wheel_lateness_seconds", T::Histogram,
      "How late each timeout ran after its deadline."},
     {"wheelbeat_wheel_worker_lag_seconds", T::Histogram,

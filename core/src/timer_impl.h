@@ -141,6 +141,7 @@ private:
 
   // Written by the wheel thread only (relaxed atomics so metrics() may read them anywhere).
   alignas(64) std::atomic<std::uint64_t> fired_{0};
+  std::atomic<std::uint64_t> rounds_{0};  // cycle() calls: the worker's wake-ups, or advance()
   detail::LatenessHistogram lateness_;
   Histogram latenessSeconds_;  // the same samples in Prometheus buckets
   Histogram workerLag_;
@@ -149,6 +150,8 @@ private:
   detail::Wheel wheel_;
   std::vector<detail::Ref> due_;
   bool cancelCooldown_ = false;  // a cancel woke us: next sleep is at most a tick, unarmed
+  bool churnCooldown_ = false;   // the last look found cancels: next sleep is to drainedAt_'s tick
+  std::int64_t drainedAt_ = 0;   // when the last cycle began draining (ns, the timer's clock)
 
   std::mutex lifecycleMutex_;  // start/stop transitions, and advance() in Drive::Manual
   std::thread worker_;

@@ -11,9 +11,9 @@ namespace wheelbeat::core {
 std::string TimerMetrics::toString() const {
   using Us = std::chrono::duration<double, std::micro>;
   return fmt::format(
-      "pending={} scheduled={} fired={} cancelled={} rejected={} taskErrors={} "
+      "pending={} scheduled={} fired={} cancelled={} rejected={} taskErrors={} rounds={} "
       "lateness(n={}) p50={:.1f}us p99={:.1f}us max={:.1f}us",
-      pending, scheduled, fired, cancelled, rejected, taskErrors, latenessSamples,
+      pending, scheduled, fired, cancelled, rejected, taskErrors, rounds, latenessSamples,
       Us(latenessP50).count(), Us(latenessP99).count(), Us(latenessMax).count());
 }
 

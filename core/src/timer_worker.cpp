@@ -80,6 +80,8 @@ std::size_t HashedWheelTimer::Impl::advance() {
 
 std::size_t HashedWheelTimer::Impl::cycle() {
   std::size_t ran = 0;
+  rounds_.store(rounds_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  drainedAt_ = now();
   drainCancels();
   drainSubmissions();
   const std::int64_t lastDueTick = (now() - startNs_) / tickNs_;
@@ -220,11 +222,23 @@ void HashedWheelTimer::Impl::drainSubmissions() {
 }
 
 // `wakeNs` is a tick time (start + k * tick) or kNever.
+//
+// Churn: a thread that schedules and at once cancels (a loop issuing requests, each with its
+// timeout) leaves cancels for every last look to find; the worker would go round and round,
+// freeing entries that thread has just written on the other core (S2 then ran at 45-70 ns per
+// pair instead of ~28, in spells). So after a round that cancels found in the last look started,
+// the worker sleeps to the first tick boundary at or after that round's drain, without the look:
+// what was pushed since that drain has a deadline at or after it (a deadline is never before
+// its call), so it is due at that boundary at the earliest and runs on time; cancels only return
+// memory, within that tick. Submissions alone still start another round at once (two threads
+// only scheduling, S3, then share the cores with the worker and contend less).
 void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
-  const bool arm = !cancelCooldown_;
-  if (cancelCooldown_) {
-    // The next tick boundary: plans stay tick-aligned (wakeIfEarlier() relies on it).
-    const std::int64_t nextTick = (now() - startNs_) / tickNs_ + 1;
+  const bool churn = std::exchange(churnCooldown_, false);
+  const bool arm = !cancelCooldown_ && !churn;
+  if (cancelCooldown_ || churn) {
+    // A tick boundary: plans stay tick-aligned (wakeIfEarlier() relies on it).
+    const std::int64_t from = churn ? drainedAt_ - 1 : now();
+    const std::int64_t nextTick = (from - startNs_) / tickNs_ + 1;
     if (nextTick <= (kNever - startNs_) / tickNs_)
       wakeNs = std::min(wakeNs, startNs_ + nextTick * tickNs_);
   }
@@ -233,8 +247,9 @@ void HashedWheelTimer::Impl::sleepUntil(std::int64_t wakeNs) {
   sleepUntil_.store(wakeNs);
   // Last look after publishing the plan (seq_cst, pairs with the producers' pushes): work that
   // arrived before it is handled now; work after it sees the plan and wakes us if needed.
-  const bool work = static_cast<std::uint32_t>(submitWord_.load()) != kNil ||
-                    (arm && static_cast<std::uint32_t>(cancelWord_.load()) != kNil) ||
+  churnCooldown_ = !churn && arm && static_cast<std::uint32_t>(cancelWord_.load()) != kNil;
+  const bool work = churnCooldown_ ||
+                    (!churn && static_cast<std::uint32_t>(submitWord_.load()) != kNil) ||
                     lifecycle_.load() != kStarted;
   if (!work) {
     std::unique_lock lock(sleepMutex_);

@@ -232,6 +232,7 @@ TEST_CASE("the wheel writes its counters and its lateness and worker-lag histogr
   CHECK(out.value("wheelbeat_wheel_cancelled_total") == 1);
   CHECK(out.value("wheelbeat_wheel_rejected_total") == 0);
   CHECK(out.value("wheelbeat_wheel_task_errors_total") == 0);
+  CHECK(out.value("wheelbeat_wheel_rounds_total") == 3);  // start(), step(1), advance()
   const HistogramSnapshot lateness = out.histogramValue("wheelbeat_wheel_lateness_seconds");
   CHECK(lateness.count == 3);
   CHECK(lateness.sum == 3 * 5ms);  // each ran 5 ms after its deadline

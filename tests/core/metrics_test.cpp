@@ -20,6 +20,7 @@ TEST_CASE("a fresh timer reports zero metrics") {
   CHECK(m.cancelled == 0);
   CHECK(m.rejected == 0);
   CHECK(m.taskErrors == 0);
+  CHECK(m.rounds == 0);
   CHECK(m.latenessSamples == 0);
   CHECK(m.latenessP50 == 0ns);
   CHECK(m.latenessP99 == 0ns);
@@ -46,11 +47,13 @@ TEST_CASE("metrics count scheduled fired cancelled rejected and errors exactly")
   CHECK(m.pending == 4);
   CHECK(m.pending == w.timer().pendingTimeouts());
   CHECK(m.latenessSamples == m.fired);
+  CHECK(m.rounds == 5);  // one advance() in start(), one per tick stepped
   w.step(10);
   m = w.timer().metrics();
   CHECK(m.fired == 9);
   CHECK(m.pending == 0);
   CHECK(m.latenessSamples == 9);
+  CHECK(m.rounds == 15);
 }
 
 // cancel() counts in the word that pushes the entry; the wheel counts what it takes; stop()
@@ -145,6 +148,7 @@ TEST_CASE("metrics toString names every counter") {
   CHECK_MESSAGE(contains(text, "fired=1"), text);
   CHECK_MESSAGE(contains(text, "cancelled=0"), text);
   CHECK_MESSAGE(contains(text, "rejected=0"), text);
+  CHECK_MESSAGE(contains(text, "rounds=2"), text);  // start() and step()
   CHECK_MESSAGE(contains(text, "p99"), text);
 }
 

@@ -234,6 +234,55 @@ TEST_CASE("realtime: an earlier new timeout wakes a worker sleeping until a late
   CHECK(timer.stop().size() == 1);
 }
 
+// A thread that schedules and at once cancels (a loop issuing requests, each with its timeout)
+// leaves work for every look the worker takes before sleeping. The worker must not go round and
+// round after it (that spin cost S2 up to 2.5 x its time, in spells): after a round that such
+// cancels started, it sleeps to the next tick. Rounds are counted by the wheel itself. A timeout
+// scheduled in the middle of the churn still runs on time, never early.
+TEST_CASE(
+    "realtime: a thread scheduling and cancelling without pause wakes the worker a few "
+    "times per tick, not in a loop") {
+  constexpr auto kTick = 20ms;
+  constexpr std::int64_t kWindowTicks = 30;
+  constexpr std::uint64_t kMaxPairs = 50'000'000;  // bounds the loop if the clock stalls
+  HashedWheelTimer timer(wheelOptions(kTick, 512));
+  timer.start();
+  Completion done(1);
+  std::atomic<std::int64_t> firedAt{0};
+  const std::int64_t begin = nowNs();
+  const std::uint64_t roundsBefore = timer.metrics().rounds;
+  std::int64_t probeAt = 0;
+  std::uint64_t pairs = 0;
+  std::uint64_t wins = 0;
+  for (std::int64_t now = begin;
+       now - begin < ns(kWindowTicks * kTick).count() && pairs < kMaxPairs; now = nowNs()) {
+    for (int i = 0; i < 64; ++i, ++pairs) wins += timer.newTimeout([] {}, 10s).cancel() ? 1 : 0;
+    if (probeAt == 0 && now - begin >= ns(5 * kTick).count()) {
+      probeAt = nowNs();
+      timer.newTimeout(
+          [&] {
+            firedAt = nowNs();
+            done.arrive();
+          },
+          3 * kTick);
+    }
+  }
+  const std::uint64_t rounds = timer.metrics().rounds - roundsBefore;
+  const std::int64_t ticks = (nowNs() - begin) / ns(kTick).count() + 1;
+  CHECK(wins == pairs);
+  REQUIRE(done.waitFor(kGenerous));
+  CHECK(firedAt.load() - probeAt >= ns(3 * kTick).count());  // never early
+  const TimerMetrics m = timer.metrics();
+  CHECK(m.pending == 0);
+  CHECK(m.cancelled == pairs);
+  CHECK(m.fired == 1);
+  // Per tick: the round the tick starts, one more for what its last look found, then the sleep;
+  // a wake-up for the probe's earlier deadline, and a cancel's (at most one per tick), add two.
+  CHECK_MESSAGE(rounds <= static_cast<std::uint64_t>(4 * ticks + 4),
+                rounds << " rounds in " << ticks << " ticks, " << pairs << " pairs");
+  CHECK(timer.stop().empty());
+}
+
 TEST_CASE("realtime: random delays never fire early and arrive within a generous bound") {
   constexpr int kCount = 2000;
   struct Record {

@@ -21,6 +21,11 @@ struct TimerMetrics {
   std::uint64_t cancelled = 0;   // cancel() won, or stop() handed them back
   std::uint64_t rejected = 0;    // refused by newTimeout() because max pending was reached
   std::uint64_t taskErrors = 0;  // task bodies (or the executor) that threw
+  // Rounds of the wheel: each drains what was scheduled and cancelled and runs what is due. With
+  // Drive::Thread, one per wake-up of the worker (a quiet wheel: at most about one per tick that
+  // holds timeouts, plus wake-ups for earlier deadlines and cancels, at most one per tick); with
+  // Drive::Manual, one per advance(). Far more rounds per second than ticks means a busy worker.
+  std::uint64_t rounds = 0;
   std::chrono::nanoseconds latenessP50{0};
   std::chrono::nanoseconds latenessP99{0};
   std::chrono::nanoseconds latenessMax{0};
