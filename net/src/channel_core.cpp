@@ -200,13 +200,10 @@ RequestResult ChannelCore::request(std::string_view body, std::chrono::nanosecon
                                    ResponseCallback done, std::uint8_t serialization) {
   if (!isConnected()) return {SendResult::NotConnected, 0};
   if (body.size() > codec_.maxBody) return {SendResult::BodyTooLarge, 0};
-  RequestTracker* pending = tracker(true);
-  const std::uint64_t reqId = pending->add(std::move(done), timeout);
   const auto flags = static_cast<std::uint8_t>(flag::kRequest | flag::kTwoWay |
                                                (serialization & flag::kSerializationMask));
-  const SendResult r = send(flags, 0, reqId, body);
-  if (r != SendResult::Queued) pending->drop(reqId);
-  return {r, reqId};
+  return tracker(true)->start(std::move(done), timeout,
+                              [&](std::uint64_t id) { return send(flags, 0, id, body); });
 }
 
 std::size_t ChannelCore::pendingRequests() const noexcept {

@@ -6,9 +6,8 @@
 #include <fmt/chrono.h>
 
 #include <exception>
-#include <optional>
+#include <string>
 #include <utility>
-#include <vector>
 
 namespace wheelbeat::net::detail {
 
@@ -19,21 +18,35 @@ namespace wheelbeat::net::detail {
 // plus the id: 16 bytes, inline in the wheel's entry.
 class RequestTracker::Link {
 public:
-  explicit Link(RequestTracker* tracker) : tracker_(tracker) {}
+  Link(RequestTracker* tracker, EventLoop* loop) : tracker_(tracker), loop_(loop) {}
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  // Wheel thread. The entry is taken under the link's lock, so the tracker cannot be destroyed
-  // meanwhile; the callback is posted (or, the loop stopping, destroyed) after it: a callback
-  // owning the last reference to the channel may destroy the tracker, which takes this lock.
+  // Wheel thread: hands the id to the loop, which owns the entries. While the tracker lives its
+  // loop does (the lock keeps the tracker from going meanwhile); a stopping loop refuses the
+  // post, and the request's channel is being closed anyway.
+  void postExpiry(std::uint64_t id);
+  // Loop thread. The entry is taken under the lock, so the tracker cannot be destroyed
+  // meanwhile; the callback runs after it: a callback owning the last reference to the channel
+  // may destroy the tracker, which takes this lock.
   void expire(std::uint64_t id) {
-    std::optional<Expired> expired;
+    ResponseCallback done;
+    std::chrono::nanoseconds after{0};
     {
       std::lock_guard lock(mutex_);
-      if (tracker_ != nullptr) expired = tracker_->take(id);
+      if (tracker_ == nullptr) return;
+      const auto it = tracker_->find(id);
+      if (it == tracker_->pending_.end()) return;  // the response or the close came first
+      after = it->second.after;
+      done = tracker_->release(it);
     }
-    if (expired) postTimeout(std::move(*expired), id);
+    run(done, CallResult{CallStatus::Timeout,
+                         id,
+                         0,
+                         0,
+                         {},
+                         fmt::format("no response within {}", core::human(after))});
   }
   void detach() noexcept {
     std::lock_guard lock(mutex_);
@@ -44,14 +57,15 @@ private:
   std::atomic<std::uint32_t> refs_{1};
   std::mutex mutex_;
   RequestTracker* tracker_;  // null once the tracker is gone
+  EventLoop* loop_;
 };
 
 class RequestTracker::LinkRef {
 public:
   explicit LinkRef(Link* link) noexcept : link_(link) { link_->retain(); }
+  LinkRef(const LinkRef& other) noexcept : LinkRef(other.link_) {}  // std::function copies
   LinkRef(LinkRef&& other) noexcept : link_(std::exchange(other.link_, nullptr)) {}
   LinkRef& operator=(LinkRef&&) = delete;
-  LinkRef(const LinkRef&) = delete;
   LinkRef& operator=(const LinkRef&) = delete;
   ~LinkRef() {
     if (link_ != nullptr) link_->release();
@@ -62,10 +76,16 @@ private:
   Link* link_;
 };
 
+void RequestTracker::Link::postExpiry(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  if (tracker_ == nullptr) return;
+  loop_->post([link = LinkRef(this), id] { link->expire(id); });
+}
+
 class RequestTracker::ExpiryTask {
 public:
   ExpiryTask(Link* link, std::uint64_t id) noexcept : link_(link), id_(id) {}
-  void operator()() { link_->expire(id_); }
+  void operator()() { link_->postExpiry(id_); }
 
 private:
   LinkRef link_;
@@ -73,7 +93,7 @@ private:
 };
 
 RequestTracker::RequestTracker(EventLoop& loop, core::HashedWheelTimer& timer)
-    : link_(new Link(this)), loop_(loop), timer_(timer) {
+    : link_(new Link(this, &loop)), loop_(loop), timer_(timer) {
   static_assert(sizeof(ExpiryTask) <= core::TimerTask::kInlineBytes,
                 "a request's timeout task must stay inline (no allocation per request)");
 }
@@ -83,82 +103,108 @@ RequestTracker::~RequestTracker() {
   link_->release();
 }
 
-// One lock section: the entry is in the map before its timeout exists, and the timeout's
-// expire() takes the same lock, so it always finds the entry with its handle stored (newTimeout
-// runs nothing inline and takes no lock of ours).
-std::uint64_t RequestTracker::add(ResponseCallback done, std::chrono::nanoseconds timeout) {
-  const std::uint64_t id = nextId_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard lock(mutex_);
-  const auto it = pending_.emplace(id, Pending{std::move(done), {}, timeout}).first;
-  try {
-    it->second.timeout = timer_.newTimeout(ExpiryTask(link_, id), timeout);
-  } catch (...) {
-    pending_.erase(it);
-    throw;
-  }
-  return id;
+RequestTracker::Pending RequestTracker::arm(ResponseCallback done, std::uint64_t id,
+                                            std::chrono::nanoseconds timeout) {
+  return Pending{std::move(done), timer_.newTimeout(ExpiryTask(link_, id), timeout), timeout};
 }
 
-void RequestTracker::drop(std::uint64_t id) noexcept {
-  std::lock_guard lock(mutex_);
-  if (auto it = pending_.find(id); it != pending_.end()) {
-    it->second.timeout.cancel();
-    pending_.erase(it);
+void RequestTracker::insert(std::uint64_t id, Pending entry) {
+  try {
+    if (spare_.empty()) {
+      pending_.emplace(id, std::move(entry));
+    } else {
+      Map::node_type node = std::move(spare_.back());
+      spare_.pop_back();
+      node.key() = id;
+      node.mapped() = std::move(entry);
+      pending_.insert(std::move(node));
+    }
+  } catch (...) {
+    entry.timeout.cancel();
+    throw;
   }
+  noteSize();
+}
+
+void RequestTracker::erase(std::uint64_t id) noexcept {
+  if (const auto it = pending_.find(id); it != pending_.end()) {
+    it->second.timeout.cancel();
+    release(it);
+  }
+}
+
+// Takes the callback and keeps the node for the next request (a pipelining channel then
+// allocates nothing per request); a burst's extra nodes beyond kSpares are freed.
+ResponseCallback RequestTracker::release(Map::iterator it) noexcept {
+  constexpr std::size_t kSpares = 64;
+  ResponseCallback done = std::move(it->second.done);
+  it->second.done = nullptr;  // a moved-from std::function may keep its target
+  Map::node_type node = pending_.extract(it);
+  if (spare_.size() < kSpares) {
+    try {
+      spare_.push_back(std::move(node));
+    } catch (...) {  // no room to keep it: freed with `node`
+    }
+  }
+  noteSize();
+  return done;
+}
+
+RequestTracker::Map::iterator RequestTracker::find(std::uint64_t id) {
+  auto it = pending_.find(id);
+  if (it != pending_.end()) return it;
+  takeInbox();  // a request from another thread, perhaps still being sent: wait for it
+  return pending_.find(id);
+}
+
+void RequestTracker::takeInbox() {
+  std::lock_guard lock(inboxMutex_);
+  for (auto& [id, entry] : inbox_) insert(id, std::move(entry));
+  inbox_.clear();
+  inboxSize_.store(0, std::memory_order_relaxed);
 }
 
 bool RequestTracker::complete(const FrameView& frame) {
-  ResponseCallback done;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = pending_.find(frame.id);
-    if (it == pending_.end()) return false;
-    it->second.timeout.cancel();
-    done = std::move(it->second.done);
-    pending_.erase(it);
+  const auto it = find(frame.id);
+  if (it == pending_.end()) return false;
+  it->second.timeout.cancel();
+  const ResponseCallback done = release(it);
+  // One result per loop thread, its body's buffer reused (a 64-byte body is past the string's
+  // inline capacity: a malloc and free per response otherwise). A callback that completes
+  // another request inside (it cannot: reads do not nest) would get a fresh one.
+  thread_local CallResult scratch;
+  thread_local bool inUse = false;
+  if (inUse) {
+    run(done,
+        CallResult{
+            CallStatus::Ok, frame.id, frame.flags, frame.status, std::string(frame.body), {}});
+    return true;
   }
-  run(done,
-      CallResult{CallStatus::Ok, frame.id, frame.flags, frame.status, std::string(frame.body), {}});
+  inUse = true;
+  scratch.id = frame.id;
+  scratch.flags = frame.flags;
+  scratch.frameStatus = frame.status;
+  scratch.body.assign(frame.body);
+  run(done, scratch);
+  constexpr std::size_t kKeepUpTo = 64 << 10;  // a large body's buffer is not kept
+  if (scratch.body.capacity() > kKeepUpTo) std::string().swap(scratch.body);
+  inUse = false;
   return true;
 }
 
 void RequestTracker::failAll(const std::string& error) {
-  std::unordered_map<std::uint64_t, Pending> failed;
-  {
-    std::lock_guard lock(mutex_);
-    failed.swap(pending_);
-  }
+  takeInbox();
+  Map failed;
+  failed.swap(pending_);
+  noteSize();
   for (auto& [id, entry] : failed) {
     entry.timeout.cancel();
     run(entry.done, CallResult{CallStatus::Closed, id, 0, 0, {}, error});
   }
 }
 
-std::size_t RequestTracker::pending() const {
-  std::lock_guard lock(mutex_);
-  return pending_.size();
-}
-
-std::optional<RequestTracker::Expired> RequestTracker::take(std::uint64_t id) {
-  std::lock_guard lock(mutex_);
-  auto it = pending_.find(id);
-  if (it == pending_.end()) return std::nullopt;  // the response or the close came first
-  Expired expired{std::move(it->second.done), it->second.after, &loop_};
-  pending_.erase(it);
-  return expired;
-}
-
-// The wheel thread must not run application code: hand the callback to the loop. If the loop
-// is stopping, the callback is dropped (its channel is being closed anyway).
-void RequestTracker::postTimeout(Expired expired, std::uint64_t id) {
-  expired.loop->post([done = std::move(expired.done), id, after = expired.after] {
-    run(done, CallResult{CallStatus::Timeout,
-                         id,
-                         0,
-                         0,
-                         {},
-                         fmt::format("no response within {}", core::human(after))});
-  });
+std::size_t RequestTracker::pending() const noexcept {
+  return mapSize_.load(std::memory_order_relaxed) + inboxSize_.load(std::memory_order_relaxed);
 }
 
 void RequestTracker::run(const ResponseCallback& done, const CallResult& result) noexcept {

@@ -10,39 +10,6 @@ namespace {
 
 constexpr std::uint8_t kOneWay = flag::kRequest | kHessian2;
 
-// A server that answers every request with "<body>!", except "silent" (no answer) and
-// "close-me" (closes the channel).
-ChannelHandler echoHandler(Recorder& rec) {
-  return rec.handler([](Channel& ch, const FrameView& f) {
-    if (!f.isRequest() || !f.isTwoWay() || f.body == "silent") return;
-    if (f.body == "close-me") {
-      ch.close("asked to");
-      return;
-    }
-    CHECK(ch.send(f.serialization(), kStatusOk, f.id, std::string(f.body) + "!") ==
-          SendResult::Queued);
-  });
-}
-
-struct Calls {
-  std::mutex mutex;
-  std::vector<CallResult> results;
-  ResponseCallback callback() {
-    return [this](const CallResult& r) {
-      std::lock_guard lock(mutex);
-      results.push_back(r);
-    };
-  }
-  std::size_t size() {
-    std::lock_guard lock(mutex);
-    return results.size();
-  }
-  CallResult at(std::size_t i) {
-    std::lock_guard lock(mutex);
-    return results.at(i);
-  }
-};
-
 }  // namespace
 
 TEST_SUITE("net") {

@@ -256,6 +256,40 @@ inline std::string frame(std::uint8_t flags, std::uint8_t status, std::uint64_t 
   return s;
 }
 
+// A server that answers every request with "<body>!", except "silent" (no answer) and
+// "close-me" (closes the channel).
+inline ChannelHandler echoHandler(Recorder& rec) {
+  return rec.handler([](Channel& ch, const FrameView& f) {
+    if (!f.isRequest() || !f.isTwoWay() || f.body == "silent") return;
+    if (f.body == "close-me") {
+      ch.close("asked to");
+      return;
+    }
+    CHECK(ch.send(f.serialization(), kStatusOk, f.id, std::string(f.body) + "!") ==
+          SendResult::Queued);
+  });
+}
+
+// Collects request() outcomes from any thread.
+struct Calls {
+  std::mutex mutex;
+  std::vector<CallResult> results;
+  ResponseCallback callback() {
+    return [this](const CallResult& r) {
+      std::lock_guard lock(mutex);
+      results.push_back(r);
+    };
+  }
+  std::size_t size() {
+    std::lock_guard lock(mutex);
+    return results.size();
+  }
+  CallResult at(std::size_t i) {
+    std::lock_guard lock(mutex);
+    return results.at(i);
+  }
+};
+
 // The last provider list seen per service, and how many notifications arrived.
 struct Watcher final : wheelbeat::tasks::NotifyListener {
   void notify(const std::string& service, const std::vector<std::string>& providers) override {
