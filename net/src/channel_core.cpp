@@ -140,7 +140,7 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
   bool wake = false;
   {
     std::lock_guard lock(outMutex_);
-    wake = outbox_.empty();  // a flush is already on its way otherwise
+    wake = outbox_.empty() && !heartbeatAside_;  // a flush is already on its way otherwise
     encode(outbox_);
   }
   // Inside a read callback the read path flushes once at its end (answers leave in one write),
@@ -189,7 +189,15 @@ void ChannelCore::sendHeartbeat() {
     // the same lock) reads the time of the heartbeat it matched; the flush that takes this frame
     // stamps its write.
     hbId = heartbeatId_.fetch_add(1, std::memory_order_relaxed) + 1;
-    encodeHeartbeatRequest(out, hbId);
+    if (out.empty() && !heartbeatAside_) {
+      // Alone (the usual case for a heartbeat): the flush writes it from a fixed array, so no
+      // buffer is allocated here on the wheel thread and freed on the loop's (two slow-path
+      // malloc calls per heartbeat otherwise: the frame is past the string's inline capacity).
+      heartbeatAside_ = true;
+      asideId_ = hbId;
+    } else {
+      encodeHeartbeatRequest(out, hbId);
+    }
     heartbeatQueued_ = true;
     heartbeatQueuedAt_ = decidedAt;
   });
@@ -231,25 +239,54 @@ RequestTracker* ChannelCore::tracker(bool create) {
 void ChannelCore::flush() noexcept {
   std::string data;
   bool heartbeat = false;
+  std::uint64_t aside = 0;  // the id of a heartbeat held aside (ids start at 1)
   {
     std::lock_guard lock(outMutex_);
     data.swap(outbox_);
     heartbeat = std::exchange(heartbeatQueued_, false);
+    if (std::exchange(heartbeatAside_, false)) aside = asideId_;
   }
-  if (data.empty()) return;
+  if (data.empty() && aside == 0) return;
   if (stream_ == nullptr || stream_->isClosing()) {
-    queued_.fetch_sub(data.size(), std::memory_order_acq_rel);
+    queued_.fetch_sub(data.size() + (aside != 0 ? kHeartbeatFrameBytes : 0),
+                      std::memory_order_acq_rel);
     return;
   }
   // A heartbeat's round trip starts here (behind libuv's queue, if any, it leaves in order).
   if (heartbeat) heartbeatWrittenAt_ = timer_.now().count();
-  const std::size_t rest = writeNow(data);
+  if (aside != 0 && data.empty()) {
+    writeHeartbeatAlone(aside);
+    return;
+  }
+  if (aside != 0) appendAside(data, aside);
+  const std::size_t rest = writeNow(data.data(), data.size());
   if (rest == 0) {
     reuseBuffer(std::move(data));
     return;
   }
   data.erase(0, data.size() - rest);
   writeQueued(std::move(data));
+}
+
+void ChannelCore::writeHeartbeatAlone(std::uint64_t id) noexcept {
+  auto frame = heartbeatRequestFrame(id);
+  const std::size_t rest = writeNow(frame.data(), frame.size());
+  if (rest == 0) return;
+  try {
+    writeQueued(std::string(frame.data() + frame.size() - rest, rest));
+  } catch (const std::bad_alloc&) {  // the frame is lost: account for it as written
+    queued_.fetch_sub(rest, std::memory_order_acq_rel);
+  }
+}
+
+// Frames queued after the heartbeat was held aside go first; a heartbeat's place among them
+// does not matter to the peer.
+void ChannelCore::appendAside(std::string& data, std::uint64_t id) noexcept {
+  try {
+    encodeHeartbeatRequest(data, id);
+  } catch (const std::bad_alloc&) {  // the heartbeat is lost, the frames still go
+    queued_.fetch_sub(kHeartbeatFrameBytes, std::memory_order_acq_rel);
+  }
 }
 
 // A batch of at least kKeepFrom bytes means a busy channel: its buffer, emptied, becomes the
@@ -271,12 +308,12 @@ void ChannelCore::reuseBuffer(std::string&& data) noexcept {
 // epoll_ctl per write once its queue drains). Returns how many bytes are left for uv_write:
 // all of them when libuv still has queued writes (uv_try_write keeps the order), 0 on an error
 // (the stream is then closing).
-std::size_t ChannelCore::writeNow(std::string& data) noexcept {
-  uv_buf_t buf = uv_buf_init(data.data(), static_cast<unsigned>(data.size()));
+std::size_t ChannelCore::writeNow(char* data, std::size_t size) noexcept {
+  uv_buf_t buf = uv_buf_init(data, static_cast<unsigned>(size));
   const int n = uv_try_write(asStream(stream_->tcp()), &buf, 1);
-  if (n == UV_EAGAIN || n == UV_ENOSYS) return data.size();
+  if (n == UV_EAGAIN || n == UV_ENOSYS) return size;
   if (n < 0) {
-    queued_.fetch_sub(data.size(), std::memory_order_acq_rel);
+    queued_.fetch_sub(size, std::memory_order_acq_rel);
     closeStream(*stream_, reasonFromError(NetError(n), false, "write"));
     return 0;
   }
@@ -284,7 +321,7 @@ std::size_t ChannelCore::writeNow(std::string& data) noexcept {
   queued_.fetch_sub(written, std::memory_order_acq_rel);
   metrics_->bytesOut.fetch_add(written, std::memory_order_relaxed);
   if (written > 0) lastWrite_.store(timer_.now().count(), std::memory_order_release);
-  return data.size() - written;
+  return size - written;
 }
 
 // The rest of a partial write, or everything behind libuv's queue: one uv_write, which keeps
@@ -323,9 +360,10 @@ void ChannelCore::dropOutbox() noexcept {
   std::size_t dropped = 0;
   {
     std::lock_guard lock(outMutex_);
-    dropped = outbox_.size();
+    dropped = outbox_.size() + (heartbeatAside_ ? kHeartbeatFrameBytes : 0);
     std::string().swap(outbox_);
     heartbeatQueued_ = false;
+    heartbeatAside_ = false;
   }
   queued_.fetch_sub(dropped, std::memory_order_acq_rel);
 }

@@ -162,7 +162,10 @@ private:
   RequestTracker* tracker(bool create);
   // After a flush wrote `data` whole (loop): hands it back to the outbox, or frees it.
   void reuseBuffer(std::string&& data) noexcept;
-  std::size_t writeNow(std::string& data) noexcept;
+  // Writes what the socket takes now; returns how many bytes are left (see the definition).
+  std::size_t writeNow(char* data, std::size_t size) noexcept;
+  void writeHeartbeatAlone(std::uint64_t id) noexcept;
+  void appendAside(std::string& data, std::uint64_t id) noexcept;
   void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
 
@@ -191,14 +194,16 @@ private:
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
 
-  mutable std::mutex outMutex_;  // guards outbox_, heartbeatQueued*_, tracker_'s creation, fd_
+  mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, asideId_, tracker_'s creation, fd_
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
+  std::uint64_t asideId_ = 0;           // see heartbeatAside_ (under outMutex_)
   // Created by the first request() (under the lock), owned, never replaced, deleted with the
   // channel: the request and response paths read it without the lock.
   std::atomic<RequestTracker*> tracker_{nullptr};
   int fd_ = -1;                   // the connected socket, for hasUnreadInput()
-  bool heartbeatQueued_ = false;  // outbox_ holds a heartbeat request to time
+  bool heartbeatQueued_ = false;  // a heartbeat request to time waits for the flush
+  bool heartbeatAside_ = false;   // it waits outside outbox_ (it came alone): id asideId_
   bool inRead_ = false;           // loop: inside onRead() (read only after an isLoopThread() check)
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any

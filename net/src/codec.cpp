@@ -60,9 +60,20 @@ void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std:
   out.append(body);
 }
 
+std::array<char, kHeartbeatFrameSize> heartbeatRequestFrame(std::uint64_t id) noexcept {
+  std::array<char, kHeartbeatFrameSize> frame{};
+  storeBig(frame.data(), kMagic, 2);
+  frame[2] = static_cast<char>(flag::kRequest | flag::kTwoWay | flag::kEvent | kHessian2);
+  frame[3] = 0;
+  storeBig(frame.data() + 4, id, 8);
+  storeBig(frame.data() + 12, 1, 4);
+  frame[kHeaderSize] = kHessianNull;
+  return frame;
+}
+
 void encodeHeartbeatRequest(std::string& out, std::uint64_t id) {
-  constexpr std::uint8_t kFlags = flag::kRequest | flag::kTwoWay | flag::kEvent | kHessian2;
-  encodeFrame(out, kFlags, 0, id, std::string_view(&kHessianNull, 1));
+  const auto frame = heartbeatRequestFrame(id);
+  out.append(frame.data(), frame.size());
 }
 
 void encodeHeartbeatResponse(std::string& out, std::uint64_t id) {

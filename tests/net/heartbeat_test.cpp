@@ -2,6 +2,8 @@
 // to a hand-written peer.
 #include "support.h"
 
+#include <future>
+
 namespace wbnet {
 
 TEST_SUITE("net") {
@@ -81,6 +83,48 @@ TEST_CASE("heartbeat responses from a raw server keep a client fresh and give an
   REQUIRE(waitFor([&] { return cli.channel().lastHeartbeatRtt() > 0ns; }));
   CHECK(cli.state() == ClientState::Connected);
   CHECK(metrics->reconnectsStarted.load() == 0);
+  cli.close();
+  CHECK(conn.waitPeerClosed());
+}
+
+// A heartbeat queued alone waits outside the outbox and is written from a fixed array (no buffer
+// allocated on the wheel thread and freed on the loop's); frames queued before its flush go
+// first, a second heartbeat joins them in the outbox. Every frame arrives once, in that order,
+// and the send-queue count returns to 0.
+TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each") {
+  Env env;
+  RawListener peer;
+  ClientOptions options = clientOptions(peer.port());
+  options.heartbeat.interval = 1min;  // only the heartbeats this test sends
+  TcpClient cli(env.loop, env.timer, options);
+  cli.start();
+  RawSocket conn(peer.accept());
+  REQUIRE(conn.fd() >= 0);
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  Channel& ch = cli.channel();
+  std::promise<void> release;
+  std::promise<void> held;
+  auto released = release.get_future().share();
+  env.loop.post([&held, released] {
+    held.set_value();
+    released.wait();
+  });
+  held.get_future().wait();  // the loop flushes nothing until released
+  ch.sendHeartbeat();        // id 1, alone: held aside
+  CHECK(ch.queuedBytes() == 17);
+  REQUIRE(ch.send(flag::kRequest | kHessian2, 0, 77, "data") == SendResult::Queued);
+  ch.sendHeartbeat();  // id 2: into the outbox, behind the frame
+  CHECK(ch.queuedBytes() == 17 + 20 + 17);
+  release.set_value();
+  const std::string expected =
+      frame(flag::kRequest | kHessian2, 0, 77, "data") + heartbeatRequest(2) + heartbeatRequest(1);
+  CHECK(conn.recvExactly(expected.size()) == expected);
+  REQUIRE(waitFor([&] { return ch.queuedBytes() == 0; }));
+  ch.sendHeartbeat();  // alone again, on a loop that runs: written straight from the array
+  CHECK(conn.recvExactly(17) == heartbeatRequest(3));
+  REQUIRE(conn.sendAll(heartbeatResponse(3)));
+  REQUIRE(waitFor([&] { return ch.lastHeartbeatRtt() > 0ns; }));
+  CHECK(ch.queuedBytes() == 0);
   cli.close();
   CHECK(conn.waitPeerClosed());
 }

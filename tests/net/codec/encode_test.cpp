@@ -35,6 +35,8 @@ TEST_CASE(
     CAPTURE(id);
     CHECK(out.size() == 17);
     CHECK(hex(out) == hex(heartbeatBytes(0xE2, 0x00, id)));
+    const auto alone = heartbeatRequestFrame(id);
+    CHECK(hex(std::string(alone.data(), alone.size())) == hex(heartbeatBytes(0xE2, 0x00, id)));
   }
   std::string out;
   encodeHeartbeatRequest(out, 0x0102030405060708);
