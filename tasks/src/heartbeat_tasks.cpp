@@ -143,10 +143,9 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
 // Dubbo's rule (a heartbeat once read- or write-idle >= interval), re-armed for the channel's own
 // next deadline as Netty's IdleStateHandler does: a check before min(lastRead, lastWrite) +
 // heartbeat could not send (the timestamps only move forward), so the task sleeps until then
-// instead of waking every interval / 3. Same heartbeats, a third of the runs (H1: 2 runs per
-// heartbeat instead of 3 to 4: the wheel thread was a third of the user-space CPU above the
-// floor). After a send, the next check is interval / 3 later, as in Dubbo: while the peer stays
-// silent, every check sends one; once it answers, that check finds the new deadline.
+// instead of waking every interval / 3. After a send it sleeps a whole heartbeat (afterSend()).
+// H1: one run per heartbeat, where checks every interval / 3 took 3 to 4 and a check interval / 3
+// after each send took 2.
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
   if (!channel.isConnected()) return interval_;  // a (re)connect stamps both: look again soon
   const nanoseconds readIdle = now - channel.lastRead();
@@ -159,7 +158,17 @@ nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
               core::human(readIdle), core::human(writeIdle));
   count(&TaskMetrics::heartbeatsSent);
   notify([&channel](TaskListener& l) { l.onHeartbeatSent(channel); });
-  return interval_;
+  return afterSend(channel, now);
+}
+
+// The heartbeat's write resets the write idleness: nothing can be due before one heartbeat after
+// it, and a peer that stays silent gets its next heartbeat then (once per heartbeat interval, as
+// Dubbo's Netty transport sends them), not at every check. A write the loop has not made yet
+// happens after `now`: the check goes to the first tick strictly after now + heartbeat, which is
+// that write's own deadline rounded up to the tick when the loop wrote within one tick (a later
+// write only re-arms once more for what is left).
+nanoseconds HeartbeatTimerTask::afterSend(const Channel& channel, nanoseconds now) const noexcept {
+  return channel.lastWrite() >= now ? heartbeat_ : heartbeat_ + nanoseconds(1);
 }
 
 // ReconnectTimerTask

@@ -67,6 +67,9 @@ public:
   void sendHeartbeat() override {
     if (throwOnHeartbeat) throw std::runtime_error("heartbeat refused");
     heartbeats_.fetch_add(1);
+    if (writesLater) {  // the loop writes it later: the test calls written() (and read())
+      return;
+    }
     written();         // the ping frame
     if (echo) read();  // the peer answers within the same tick
   }
@@ -139,6 +142,7 @@ public:
   std::atomic<bool> echo{false};               // sendHeartbeat() also stamps a read
   std::atomic<bool> reconnectSucceeds{false};  // reconnect() connects at once
   std::atomic<bool> throwOnHeartbeat{false};
+  std::atomic<bool> writesLater{false};   // sendHeartbeat() only queues: no write stamped yet
   std::atomic<bool> unreadInput{false};   // bytes wait unread: the loop is behind
   std::atomic<bool> attemptsHang{false};  // reconnect() stays connecting until endAttempt()
   std::function<void()> onDown;           // the owner's close event (e.g. task->wake())

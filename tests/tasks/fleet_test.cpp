@@ -55,9 +55,9 @@ TEST_CASE("1000 channels on one wheel: exact totals and pending timeouts") {
   // 4s, 5.61s, 8.18s, 12.29s, 18.86s, 29.36s (reconnect_task_test.cpp has the arithmetic).
   expected.reconnectsStarted = disconnected * 6;
   // Heartbeat checks (each re-armed for its channel's deadline, heartbeat_tasks.h): busy ones
-  // at 1s, 4s, ..., 28s (fresh each time: sleep 3s); echoing ones at 1s, then each send and the
-  // check 1s after it (3s, 4s, 6s, 7s, ..., 30s); disconnected ones every second.
-  const std::uint64_t heartbeatRuns = busyCount * 10 + echoing * 20 + disconnected * 30;
+  // at 1s, 4s, ..., 28s (fresh each time: sleep 3s); echoing ones at 1s, then each send, which
+  // sleeps a whole heartbeat (3s, 6s, ..., 30s); disconnected ones every second.
+  const std::uint64_t heartbeatRuns = busyCount * 10 + echoing * 11 + disconnected * 30;
   // Reconnect checks of healthy channels, every 3s but for those that could not act (read idle
   // could not reach 9s yet): busy ones at 3s, 12s, 21s, 30s; echoing ones at 3s (read idle 0: the
   // heartbeat ran first), then 12s, 18s, 24s, 30s (each runs before that tick's heartbeat, which

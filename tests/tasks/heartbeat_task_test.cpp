@@ -61,11 +61,12 @@ TEST_CASE("heartbeat: sent exactly when read idle reaches heartbeat") {
   CHECK(h.ch->heartbeats() == 0);  // the check at 12s saw 2s of read idle
   h.rig.runUntil(13s, [&] { h.ch->written(); });
   CHECK(h.ch->heartbeats() == 1);  // the check at 13s saw exactly 3s
-  // No answer comes: every check from then on sends one (14s ... 20s).
+  // No answer comes: one more per heartbeat interval (16s, 19s), as Dubbo's Netty transport sends
+  // them, not one per check.
   h.rig.runUntil(20s, [&] { h.ch->written(); });
-  CHECK(h.ch->heartbeats() == 8);
-  CHECK(h.metrics->snapshot().heartbeatsSent == 8);
-  CHECK(h.listener->heartbeats() == 8);
+  CHECK(h.ch->heartbeats() == 3);
+  CHECK(h.metrics->snapshot().heartbeatsSent == 3);
+  CHECK(h.listener->heartbeats() == 3);
 }
 
 TEST_CASE("heartbeat: write idle alone triggers it") {
@@ -78,7 +79,7 @@ TEST_CASE("heartbeat: write idle alone triggers it") {
   h.rig.runUntil(30s, [&] { h.ch->read(); });
   CHECK(h.ch->heartbeats() == 10);  // 3s, 6s, ..., 30s
   CHECK(h.metrics->snapshot().heartbeatsSent == 10);
-  CHECK(h.metrics->snapshot().runs == 20);  // 1s, then each send and the check 1s after it
+  CHECK(h.metrics->snapshot().runs == 11);  // 1s, then each send, which sleeps a heartbeat
 }
 
 TEST_CASE("heartbeat: an idle channel with an answering peer gets one per heartbeat") {
@@ -89,18 +90,70 @@ TEST_CASE("heartbeat: an idle channel with an answering peer gets one per heartb
   CHECK(h.listener->heartbeats() == 10);
 }
 
-TEST_CASE("heartbeat: an idle channel whose peer never answers gets one per check") {
+TEST_CASE("heartbeat: an idle channel whose peer never answers gets one per heartbeat interval") {
   HeartbeatRig h;
   h.rig.runUntil(30s);
-  CHECK(h.ch->heartbeats() == 28);  // 3s, 4s, ..., 30s: read idle only grows
+  CHECK(h.ch->heartbeats() == 10);  // 3s, 6s, ..., 30s: read idle only grows, one per heartbeat
+  CHECK(h.task->runs() == 11);      // the check at 1s, then the sends
+}
+
+// A real channel's heartbeat is written by its loop after the decision: the write's own deadline
+// is then after decision + heartbeat, and the task sleeps to the first tick after that instant.
+TEST_CASE(
+    "heartbeat: a heartbeat the loop writes within a tick is followed by one run per "
+    "heartbeat") {
+  HeartbeatRig h;
+  h.ch->echo = true;
+  h.ch->writesLater = true;
+  std::uint64_t written = 0;
+  const auto loop = [&] {  // before each tick: the loop writes what was queued, the peer answers
+    if (h.ch->heartbeats() == written) return;
+    written = h.ch->heartbeats();
+    h.ch->traffic();
+  };
+  h.rig.runUntil(3s, loop);
+  CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written and answered at 3.01s
+  h.rig.runUntil(6000ms, loop);
+  CHECK(h.ch->heartbeats() == 1);  // at 6s the channel has been idle 2.99s: not yet
+  h.rig.runUntil(6010ms, loop);
+  CHECK(h.ch->heartbeats() == 2);  // the first tick after 6s: idle 3s
+  h.rig.runUntil(30s, loop);
+  CHECK(h.ch->heartbeats() == 9);  // every 3.01s: 3s, 6.01s, ..., 27.07s
+  CHECK(h.task->runs() == 10);     // the check at 1s, then the sends alone
+}
+
+// A loop later than a tick: the run at the first tick after decision + heartbeat finds what is
+// left and re-arms for it once; never a heartbeat before the channel is idle a whole heartbeat.
+TEST_CASE(
+    "heartbeat: a heartbeat written later than a tick costs one run more, never an early "
+    "one") {
+  HeartbeatRig h;
+  h.ch->echo = true;
+  h.ch->writesLater = true;
+  std::uint64_t written = 0;
+  int wait = 0;
+  const auto slowLoop = [&] {  // writes each heartbeat two ticks after its decision
+    if (h.ch->heartbeats() == written) return;
+    if (++wait < 2) return;
+    wait = 0;
+    written = h.ch->heartbeats();
+    h.ch->traffic();
+  };
+  h.rig.runUntil(3s, slowLoop);
+  CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written at 3.02s
+  h.rig.runUntil(6010ms, slowLoop);
+  CHECK(h.ch->heartbeats() == 1);  // at 6.01s idle 2.99s: re-armed for 6.02s
+  h.rig.runUntil(6020ms, slowLoop);
+  CHECK(h.ch->heartbeats() == 2);
+  CHECK(h.task->runs() == 4);  // 1s, 3s, 6.01s, 6.02s
 }
 
 TEST_CASE("heartbeat: traffic resuming stops the heartbeats") {
   HeartbeatRig h;
-  h.rig.runUntil(5s);  // idle: 3s, 4s, 5s
-  CHECK(h.ch->heartbeats() == 3);
+  h.rig.runUntil(6s);  // idle: 3s, 6s
+  CHECK(h.ch->heartbeats() == 2);
   h.rig.runUntil(30s, [&] { h.ch->traffic(); });
-  CHECK(h.ch->heartbeats() == 3);
+  CHECK(h.ch->heartbeats() == 2);
 }
 
 TEST_CASE("heartbeat: never while disconnected") {
@@ -175,11 +228,11 @@ TEST_CASE("heartbeat: each channel beats at its own deadline, not on a shared gr
   // 3.5s + 3k <= 30s: 9; 4.25s + 3k: 9; 5s + 3k: 9.
   CHECK(beats() == Beats{9, 9, 9});
   // Runs: the check at 1s sleeps until the deadline it sees (channel 0: 3.5s; channels 1 and 2,
-  // busy then: 4s, where each finds its true deadline); then per heartbeat the send and the check
-  // heartbeat / 3 after it, which finds the answer and sleeps until the next deadline.
-  CHECK(tasks[0]->runs() == 1 + 2 * 9);
-  CHECK(tasks[1]->runs() == 2 + 2 * 9);
-  CHECK(tasks[2]->runs() == 2 + 2 * 9);
+  // busy then: 4s, where each finds its true deadline); then per heartbeat the send alone, which
+  // sleeps a whole heartbeat.
+  CHECK(tasks[0]->runs() == 1 + 9);
+  CHECK(tasks[1]->runs() == 2 + 9);
+  CHECK(tasks[2]->runs() == 2 + 9);
 }
 
 TEST_CASE("heartbeat: a listener that throws does not stop the heartbeats") {

@@ -96,10 +96,14 @@ private:
 // TaskListener::onHeartbeatSent). While traffic flows both ways it sends nothing.
 // When it runs (Netty's IdleStateHandler, with Dubbo's rule): not sending, it re-arms for the
 // moment the first of the two idle times reaches heartbeat (min(lastRead, lastWrite) +
-// heartbeat); after a send, checkInterval() later, so a silent peer gets one heartbeat per
-// check, as in Dubbo; disconnected, every checkInterval(). A run in between could not have sent
-// (the timestamps only move forward): the heartbeats are those of a check every
-// checkInterval(), sent at the deadline itself rather than at the next check after it.
+// heartbeat); a run before that could not have sent (the timestamps only move forward), so the
+// heartbeats are those of a check every checkInterval(), sent at the deadline itself rather than
+// at the next check after it. After a send, one heartbeat later: the heartbeat's write resets
+// the write idleness, and a silent peer gets one heartbeat per heartbeat interval, as Dubbo's
+// Netty transport sends them (an IdleStateHandler of `heartbeat` on reads), not one per check
+// as Dubbo's HeartbeatTimerTask did (since 2026-11-27; one run per heartbeat instead of two).
+// If the write is still queued for the loop (lastWrite() < now), the first tick strictly after
+// that instant, when a write made within one tick is due. Disconnected: every checkInterval().
 class HeartbeatTimerTask final : public AbstractTimerTask {
 public:
   // Throws std::invalid_argument for invalid options (see validate()).
@@ -108,14 +112,17 @@ public:
                      std::shared_ptr<TaskListener> listener = nullptr,
                      std::shared_ptr<TaskMetrics> metrics = nullptr);
 
-  // interval / 3 (Dubbo's tick): the first delay to start() with, and the delay after a send.
-  // Thread: any.
+  // interval / 3 (Dubbo's tick): the first delay to start() with, and the cadence while
+  // disconnected or after a sendHeartbeat() that threw. Thread: any.
   [[nodiscard]] std::chrono::nanoseconds checkInterval() const noexcept { return interval_; }
 
 protected:
   std::chrono::nanoseconds runOnce(Channel& channel, std::chrono::nanoseconds now) override;
 
 private:
+  [[nodiscard]] std::chrono::nanoseconds afterSend(const Channel& channel,
+                                                   std::chrono::nanoseconds now) const noexcept;
+
   const std::chrono::nanoseconds heartbeat_;
   const std::chrono::nanoseconds interval_;
 };
