@@ -59,7 +59,7 @@ namespace detail {
 namespace {
 
 std::atomic<std::uint64_t> nextChannelId{1};
-constexpr std::size_t kHeartbeatFrameBytes = kHeaderSize + 1;
+constexpr std::size_t kHeartbeatFrameBytes = kHeartbeatFrameSize;  // codec.h
 
 // One uv_write: the bytes stay alive until libuv's write callback.
 struct WriteReq {
