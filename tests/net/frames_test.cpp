@@ -2,8 +2,6 @@
 // pending), frames split across many writes, a garbage peer cut off alone, the send-queue bound.
 #include "support.h"
 
-#include <future>
-
 namespace wbnet {
 
 namespace {
@@ -207,15 +205,7 @@ TEST_CASE("send queue limit refuses beyond maxSendQueue") {
   Channel& ch = cli.channel();
   const std::string body(16 << 10, 'q');
   CHECK(ch.send(kOneWay, 0, 1, std::string((16 << 10) + 1, 'x')) == SendResult::BodyTooLarge);
-  // Hold the loop so nothing is flushed while the queue fills: exact accounting.
-  std::promise<void> release;
-  std::promise<void> held;
-  auto released = release.get_future().share();
-  env.loop.post([&held, released] {
-    held.set_value();
-    released.wait();
-  });
-  held.get_future().wait();
+  LoopHold hold(env.loop);  // nothing is flushed while the queue fills: exact accounting
   const std::size_t frameBytes = body.size() + kHeaderSize;
   CHECK(ch.send(kOneWay, 0, 1, body) == SendResult::Queued);
   CHECK(ch.send(kOneWay, 0, 2, body) == SendResult::Queued);
@@ -223,7 +213,7 @@ TEST_CASE("send queue limit refuses beyond maxSendQueue") {
   CHECK(ch.queuedBytes() == 3 * frameBytes);
   CHECK(ch.send(kOneWay, 0, 4, body) == SendResult::QueueFull);  // 4 * 16400 > 65536
   CHECK(ch.queuedBytes() == 3 * frameBytes);
-  release.set_value();
+  hold.release();
   REQUIRE(waitFor([&] { return server.frameCount() == 3; }));
   REQUIRE(waitFor([&] { return ch.queuedBytes() == 0; }));
   CHECK(ch.send(kOneWay, 0, 5, body) == SendResult::Queued);

@@ -2,8 +2,6 @@
 // to a hand-written peer.
 #include "support.h"
 
-#include <future>
-
 namespace wbnet {
 
 TEST_SUITE("net") {
@@ -102,20 +100,13 @@ TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each")
   REQUIRE(conn.fd() >= 0);
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
   Channel& ch = cli.channel();
-  std::promise<void> release;
-  std::promise<void> held;
-  auto released = release.get_future().share();
-  env.loop.post([&held, released] {
-    held.set_value();
-    released.wait();
-  });
-  held.get_future().wait();  // the loop flushes nothing until released
-  ch.sendHeartbeat();        // id 1, alone: held aside
+  LoopHold hold(env.loop);  // the loop flushes nothing until released
+  ch.sendHeartbeat();       // id 1, alone: held aside
   CHECK(ch.queuedBytes() == 17);
   REQUIRE(ch.send(flag::kRequest | kHessian2, 0, 77, "data") == SendResult::Queued);
   ch.sendHeartbeat();  // id 2: into the outbox, behind the frame
   CHECK(ch.queuedBytes() == 17 + 20 + 17);
-  release.set_value();
+  hold.release();
   const std::string expected =
       frame(flag::kRequest | kHessian2, 0, 77, "data") + heartbeatRequest(2) + heartbeatRequest(1);
   CHECK(conn.recvExactly(expected.size()) == expected);

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -255,6 +256,32 @@ inline std::string frame(std::uint8_t flags, std::uint8_t status, std::uint64_t 
   encodeFrame(s, flags, status, id, body);
   return s;
 }
+
+// Holds `loop` inside one posted callback from construction until release() (or destruction):
+// nothing is flushed or read meanwhile, so what the test queues stays queued, exactly.
+class LoopHold {
+public:
+  explicit LoopHold(EventLoop& loop) {
+    auto released = release_.get_future().share();
+    loop.post([this, released] {
+      held_.set_value();
+      released.wait();
+    });
+    held_.get_future().wait();
+  }
+  ~LoopHold() { release(); }
+  LoopHold(const LoopHold&) = delete;
+  LoopHold& operator=(const LoopHold&) = delete;
+  void release() {
+    if (!released_) release_.set_value();
+    released_ = true;
+  }
+
+private:
+  std::promise<void> held_;
+  std::promise<void> release_;
+  bool released_ = false;
+};
 
 // A server that answers every request with "<body>!", except "silent" (no answer) and
 // "close-me" (closes the channel).
