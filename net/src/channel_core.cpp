@@ -137,21 +137,45 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode) {
     queued_.fetch_sub(bytes, std::memory_order_acq_rel);
     return SendResult::QueueFull;
   }
+  // Inside a read callback the read path flushes once at its end (answers leave in one write),
+  // and counts the read's frames once: the counters are the process's, shared by every loop.
+  const bool inRead = loop_.isLoopThread() && inRead_;
   bool wake = false;
   {
     std::lock_guard lock(outMutex_);
-    wake = outbox_.empty() && !heartbeatAside_;  // a flush is already on its way otherwise
+    wake = outbox_.empty() && !heartbeatAside_ && !inRead;  // else a flush is on its way
     encode(outbox_);
+    if (wake && postedFlushes_++ == 0) flushHold_ = shared_from_this();
   }
-  // Inside a read callback the read path flushes once at its end (answers leave in one write),
-  // and counts the read's frames once: the counters are the process's, shared by every loop.
-  if (loop_.isLoopThread() && inRead_) {
+  if (inRead) {
     ++framesOutInRead_;
   } else {
     metrics_->framesOut.fetch_add(1, std::memory_order_relaxed);
-    if (wake) loop_.post([self = shared_from_this()] { self->flush(); });
+    if (wake) postFlush();
   }
   return SendResult::Queued;
+}
+
+// The posted closure holds a plain pointer: it fits std::function's inline storage, where one
+// holding a shared_ptr is allocated on this (often the wheel's) thread and freed on the loop's
+// (two slow-path malloc calls per heartbeat). flushHold_ keeps the channel alive instead, as long
+// as any posted flush has not run (postedFlushes_); the loop runs every accepted post, also
+// while stopping.
+void ChannelCore::postFlush() noexcept {
+  bool posted = false;
+  try {
+    posted = loop_.post([this] {
+      const auto hold = takeFlushHold();  // alive until the flush returns
+      flush();
+    });
+  } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: as a loop that is gone
+  }
+  if (!posted) (void)takeFlushHold();  // released here: nothing will run that flush
+}
+
+std::shared_ptr<ChannelCore> ChannelCore::takeFlushHold() noexcept {
+  std::lock_guard lock(outMutex_);
+  return --postedFlushes_ == 0 ? std::move(flushHold_) : nullptr;
 }
 
 SendResult ChannelCore::send(std::uint8_t flags, std::uint8_t status, std::uint64_t id,
@@ -252,14 +276,16 @@ void ChannelCore::flush() noexcept {
                       std::memory_order_acq_rel);
     return;
   }
-  // A heartbeat's round trip starts here (behind libuv's queue, if any, it leaves in order).
-  if (heartbeat) heartbeatWrittenAt_ = timer_.now().count();
+  // One clock read stamps both the write (lastWrite_) and a heartbeat's start: its round trip
+  // starts here (behind libuv's queue, if any, it leaves in order).
+  const std::int64_t now = timer_.now().count();
+  if (heartbeat) heartbeatWrittenAt_ = now;
   if (aside != 0 && data.empty()) {
-    writeHeartbeatAlone(aside);
+    writeHeartbeatAlone(aside, now);
     return;
   }
   if (aside != 0) appendAside(data, aside);
-  const std::size_t rest = writeNow(data.data(), data.size());
+  const std::size_t rest = writeNow(data.data(), data.size(), now);
   if (rest == 0) {
     reuseBuffer(std::move(data));
     return;
@@ -268,9 +294,9 @@ void ChannelCore::flush() noexcept {
   writeQueued(std::move(data));
 }
 
-void ChannelCore::writeHeartbeatAlone(std::uint64_t id) noexcept {
+void ChannelCore::writeHeartbeatAlone(std::uint64_t id, std::int64_t now) noexcept {
   auto frame = heartbeatRequestFrame(id);
-  const std::size_t rest = writeNow(frame.data(), frame.size());
+  const std::size_t rest = writeNow(frame.data(), frame.size(), now);
   if (rest == 0) return;
   try {
     writeQueued(std::string(frame.data() + frame.size() - rest, rest));
@@ -307,8 +333,8 @@ void ChannelCore::reuseBuffer(std::string&& data) noexcept {
 // write(2) right here, with no write request and no POLLOUT re-arm (libuv's uv_write costs an
 // epoll_ctl per write once its queue drains). Returns how many bytes are left for uv_write:
 // all of them when libuv still has queued writes (uv_try_write keeps the order), 0 on an error
-// (the stream is then closing).
-std::size_t ChannelCore::writeNow(char* data, std::size_t size) noexcept {
+// (the stream is then closing). `now`: the flush's time (timer clock, ns), stamped as the write's.
+std::size_t ChannelCore::writeNow(char* data, std::size_t size, std::int64_t now) noexcept {
   uv_buf_t buf = uv_buf_init(data, static_cast<unsigned>(size));
   const int n = uv_try_write(asStream(stream_->tcp()), &buf, 1);
   if (n == UV_EAGAIN || n == UV_ENOSYS) return size;
@@ -320,7 +346,7 @@ std::size_t ChannelCore::writeNow(char* data, std::size_t size) noexcept {
   const auto written = static_cast<std::size_t>(n);
   queued_.fetch_sub(written, std::memory_order_acq_rel);
   metrics_->bytesOut.fetch_add(written, std::memory_order_relaxed);
-  if (written > 0) lastWrite_.store(timer_.now().count(), std::memory_order_release);
+  if (written > 0) lastWrite_.store(now, std::memory_order_release);
   return size - written;
 }
 
@@ -373,6 +399,7 @@ void ChannelCore::dropOutbox() noexcept {
 void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   if (&stream != stream_ || stream.isClosing()) return;
   const auto now = timer_.now();
+  readAt_ = now.count();
   lastRead_.store(now.count(), std::memory_order_release);
   metrics_->bytesIn.fetch_add(data.size(), std::memory_order_relaxed);
   if (detector_) detector_->heartbeat(now);
@@ -492,7 +519,7 @@ void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
     if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
     decidedAt = heartbeatQueuedAt_;
   }
-  const std::int64_t rtt = timer_.now().count() - heartbeatWrittenAt_;
+  const std::int64_t rtt = readAt_ - heartbeatWrittenAt_;  // the read that brought the answer
   heartbeatRtt_.store(rtt, std::memory_order_relaxed);
   heartbeatSendWait_.store(heartbeatWrittenAt_ - decidedAt, std::memory_order_relaxed);
   metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));

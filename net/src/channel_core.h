@@ -162,9 +162,13 @@ private:
   RequestTracker* tracker(bool create);
   // After a flush wrote `data` whole (loop): hands it back to the outbox, or frees it.
   void reuseBuffer(std::string&& data) noexcept;
+  // Posts a flush that keeps this channel alive until it ran (postedFlushes_ counted already).
+  void postFlush() noexcept;
+  // One posted flush is running: the hold when it was the last one pending, else null.
+  [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
-  std::size_t writeNow(char* data, std::size_t size) noexcept;
-  void writeHeartbeatAlone(std::uint64_t id) noexcept;
+  std::size_t writeNow(char* data, std::size_t size, std::int64_t now) noexcept;
+  void writeHeartbeatAlone(std::uint64_t id, std::int64_t now) noexcept;
   void appendAside(std::string& data, std::uint64_t id) noexcept;
   void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
@@ -183,6 +187,7 @@ private:
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
   std::int64_t heartbeatWrittenAt_ = 0;     // loop: the write of the last heartbeat request
+  std::int64_t readAt_ = 0;                 // loop: the time of the current (or last) read
   std::atomic<std::int64_t> heartbeatRtt_{0};
   std::atomic<std::int64_t> heartbeatSendWait_{0};
   std::atomic<std::uint64_t> heartbeatId_{0};  // the last heartbeat request (under outMutex_)
@@ -194,10 +199,14 @@ private:
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
 
-  mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, asideId_, tracker_'s creation, fd_
+  mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, asideId_, the flush hold, fd_,
+                               // tracker_'s creation
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
   std::uint64_t asideId_ = 0;           // see heartbeatAside_ (under outMutex_)
+  // Posted flushes not run yet, and while there are any, this channel (postFlush()).
+  std::uint32_t postedFlushes_ = 0;
+  std::shared_ptr<ChannelCore> flushHold_;
   // Created by the first request() (under the lock), owned, never replaced, deleted with the
   // channel: the request and response paths read it without the lock.
   std::atomic<RequestTracker*> tracker_{nullptr};
