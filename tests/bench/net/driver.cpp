@@ -1,8 +1,9 @@
 // The driver: spawns the server and the client processes, takes stats snapshots over their
 // pipes at fixed points (all connected, window start, window end), watches them in between (a
 // child that dies or speaks up spoils the window), prints the JSON line and reaps every child.
-// --impl both: that whole run twice, raw-epoll first (its children all reaped before wheelbeat's
-// start), so the wheelbeat line can state its cost against the floor measured minutes before.
+// --impl both: that whole run for each, raw-epoll first (its children all reaped before
+// wheelbeat's start), --rounds times, so the wheelbeat line can state its cost against the floor
+// measured in the same minutes; each line is its implementation's median round.
 #include "child_process.h"
 #include "net_bench.h"
 #include "proto.h"
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -226,33 +228,21 @@ Measurement measure(Children& ch, const BenchConfig& config, std::int64_t knownT
   return m;
 }
 
-// Prints the line before the children are stopped (their shutdown is not part of the run).
-int report(Children& ch, const Measurement& m) {
-  const std::string line = resultLine(m);
-  fmt::print("{}\n", line);
-  std::fflush(stdout);
-  const bool childrenOk = ch.finish();
-  if (!childrenOk) fmt::print(stderr, "wheelbeat_net_bench: a child exited with an error\n");
-  if (!m.config.selfCheck) return childrenOk ? 0 : 1;
-  const auto problems = selfCheck(line, m);
-  for (const auto& p : problems) fmt::print(stderr, "self-check: {}\n", p);
-  fmt::print(stderr, "self-check: {}\n", problems.empty() && childrenOk ? "OK" : "FAILED");
-  return problems.empty() && childrenOk ? 0 : 1;
-}
-
 struct Run {
   int rc = 0;
   Measurement m;
 };
 
-// One implementation's whole run: its children, its line, its children reaped (also when it
-// throws: Children's destructor).
-Run runOnce(const BenchConfig& config, std::optional<double> rawCpuUs, std::int64_t knownTimeWait) {
+// One implementation's whole run: its children, measured, then reaped (also when it throws:
+// Children's destructor). Their shutdown is not part of the measurement.
+Run runOnce(const BenchConfig& config, std::int64_t knownTimeWait) {
   Children ch;
   Run r;
   r.m = measure(ch, config, knownTimeWait);
-  r.m.rawCpuUsPerHeartbeat = rawCpuUs;
-  r.rc = report(ch, r.m);
+  if (!ch.finish()) {
+    fmt::print(stderr, "wheelbeat_net_bench: a child exited with an error\n");
+    r.rc = 1;
+  }
   return r;
 }
 
@@ -261,16 +251,72 @@ BenchConfig withImpl(BenchConfig config, Impl impl) {
   return config;
 }
 
-int runBoth(const BenchConfig& config) {
-  const Run raw = runOnce(withImpl(config, Impl::Raw), std::nullopt, 0);
-  const double rawCpu = cpuUsPerHeartbeat(raw.m);
-  const std::int64_t timeWait = std::max<std::int64_t>(timeWaitSockets(), 0);
-  fmt::print(stderr,
-             "wheelbeat_net_bench: raw-epoll done: {:.3f} us CPU per heartbeat; {} sockets in "
-             "TIME_WAIT (the raw run's are server-side: no ephemeral port held); now wheelbeat\n",
-             rawCpu, timeWait);
-  const Run wheelbeat = runOnce(withImpl(config, Impl::Wheelbeat), rawCpu, timeWait);
-  return raw.rc != 0 ? raw.rc : wheelbeat.rc;
+// The run whose CPU per heartbeat is the median (the lower middle of an even count).
+const Run& medianRun(const std::vector<Run>& runs) {
+  std::vector<const Run*> sorted;
+  for (const auto& r : runs) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(), [](const Run* a, const Run* b) {
+    return cpuUsPerHeartbeat(a->m) < cpuUsPerHeartbeat(b->m);
+  });
+  return *sorted[(sorted.size() - 1) / 2];
+}
+
+// Prints one implementation's line (its median run, with every round's figure) and, with
+// --self-check, checks every round's line. Returns the exit status.
+int report(const std::vector<Run>& runs, const Measurement& line) {
+  const std::string text = resultLine(line);
+  fmt::print("{}\n", text);
+  std::fflush(stdout);
+  int rc = 0;
+  for (const auto& r : runs) rc = r.rc != 0 ? r.rc : rc;
+  if (!line.config.selfCheck) return rc;
+  std::vector<std::string> problems = selfCheck(text, line);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Measurement alone = runs[i].m;  // the round's own line, as a single run prints it
+    alone.config.rounds = 1;
+    for (auto& p : selfCheck(resultLine(alone), alone)) {
+      problems.push_back(fmt::format("round {}: {}", i + 1, p));
+    }
+  }
+  for (const auto& p : problems) fmt::print(stderr, "self-check: {}\n", p);
+  fmt::print(stderr, "self-check: {}\n", problems.empty() && rc == 0 ? "OK" : "FAILED");
+  return problems.empty() && rc == 0 ? 0 : 1;
+}
+
+// --rounds runs of each implementation, interleaved (raw-epoll, then wheelbeat, per round), so
+// that a drift of the machine over minutes reaches both alike; then one line per implementation.
+int runRounds(const BenchConfig& config) {
+  const std::vector<Impl> impls = config.impl == Impl::Both
+                                      ? std::vector<Impl>{Impl::Raw, Impl::Wheelbeat}
+                                      : std::vector<Impl>{config.impl};
+  std::vector<std::vector<Run>> runs(impls.size());
+  std::int64_t timeWait = 0;  // left by this driver's runs: server-side, no ephemeral port held
+  for (int round = 1; round <= config.rounds; ++round) {
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      runs[i].push_back(runOnce(withImpl(config, impls[i]), timeWait));
+      timeWait = std::max<std::int64_t>(timeWaitSockets(), 0);
+      fmt::print(stderr, "wheelbeat_net_bench: round {} of {}: {} {:.3f} us CPU per heartbeat\n",
+                 round, config.rounds, implName(impls[i]), cpuUsPerHeartbeat(runs[i].back().m));
+    }
+  }
+  int rc = 0;
+  std::optional<double> rawCpu;
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    Measurement line = medianRun(runs[i]).m;
+    for (std::size_t k = 0; k < runs[i].size(); ++k) {
+      const double cpu = cpuUsPerHeartbeat(runs[i][k].m);
+      line.roundsCpuUsPerHeartbeat.push_back(cpu);
+      if (impls[i] == Impl::Wheelbeat && impls[0] == Impl::Raw) {
+        const double raw = cpuUsPerHeartbeat(runs[0][k].m);
+        line.roundsVsRaw.push_back(raw > 0 ? cpu / raw : 0);
+      }
+    }
+    if (impls[i] == Impl::Wheelbeat) line.rawCpuUsPerHeartbeat = rawCpu;
+    if (impls[i] == Impl::Raw) rawCpu = cpuUsPerHeartbeat(line);
+    const int lineRc = report(runs[i], line);
+    rc = rc != 0 ? rc : lineRc;
+  }
+  return rc;
 }
 
 }  // namespace
@@ -278,8 +324,7 @@ int runBoth(const BenchConfig& config) {
 int driverMain(const BenchConfig& config) {
   installInterruptHandlers();
   try {
-    if (config.impl == Impl::Both) return runBoth(config);
-    return runOnce(config, std::nullopt, 0).rc;
+    return runRounds(config);
   } catch (const Interrupted&) {
     fmt::print(stderr, "wheelbeat_net_bench: interrupted; the children are stopped\n");
     return 130;

@@ -52,6 +52,9 @@ struct BenchConfig {
   int conns = -1;
   double windowS = -1;
   double warmupS = -1;
+  // H1 / H2: runs of each implementation, interleaved (raw, wheelbeat, raw, ...); each line is
+  // the implementation's median run. < 0: 3 with Impl::Both (not quick), else 1.
+  int rounds = -1;
   int clientProcs = -1;
   // 100 ms is the wheel's (and Netty's) default tick: what a production user runs. A 1 s
   // heartbeat checks every 333 ms, i.e. every 4th tick, so a finer tick buys nothing here.

@@ -1,7 +1,7 @@
 // wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h), R1 (r1.h).
-//   wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N] [--window
-//   S]
-//                       [--warmup S] [--client-procs N] [--tick-ms MS] [--heartbeat-ms MS]
+//   wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N]
+//                       [--window S] [--warmup S] [--rounds N] [--client-procs N] [--tick-ms MS]
+//                       [--heartbeat-ms MS]
 //                       [--quick] [--self-check] [--cases CxD,...] [--loops N,...]
 //                       [--request-timeout-ms MS]
 // One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
@@ -23,15 +23,18 @@ namespace {
 
 constexpr const char* kSynopsis =
     "usage: wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N]\n"
-    "                           [--window S] [--warmup S] [--client-procs N] [--tick-ms MS]\n"
-    "                           [--heartbeat-ms MS] [--quick] [--self-check]\n"
+    "                           [--window S] [--warmup S] [--rounds N] [--client-procs N]\n"
+    "                           [--tick-ms MS] [--heartbeat-ms MS] [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
     "                           [--cases CxD,...] [--loops N,...] [--request-timeout-ms MS]\n"
     "       wheelbeat_net_bench --help | --version";
 
 constexpr const char* kDescription =
-    "  H1: 5000 connections, 5 s warm-up, 30 s window, 1 client process\n"
-    "  H2: as many connections as the server process can hold, 60 s window, 4 client processes\n"
+    "  H1: 5000 connections, 5 s warm-up, 10 s window, 1 client process\n"
+    "  H2: as many connections as the server process can hold, 20 s window, 4 client processes\n"
+    "  H1 / H2 with --impl both: 3 rounds (--rounds), each a raw-epoll run then a wheelbeat run;\n"
+    "      each implementation's line is its median round (by CPU per heartbeat) and lists every\n"
+    "      round's figure: the floor moves by up to ~20 % between runs minutes apart here\n"
     "  D1: the fixed idle rule against phi-accrual (Akka's defaults) at one heartbeat, under\n"
     "      faults (root + nftables; else exit 77): dead peer (--trials, default 10), SIGSTOP\n"
     "      pauses of 0.5-2.5 heartbeats (--pauses, 20), 10 % loss (--window S, 30); --conns\n"
@@ -127,11 +130,15 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   app.add_option("--window", c.windowS, "the measured window (D1: the packet-loss window)")
       ->type_name("S")
       ->check(seconds())
-      ->default_str("H1 30, H2 60, D1 30, R1 5; --quick 3, 3, 10, 1");
+      ->default_str("H1 10, H2 20, D1 30, R1 5; --quick 3, 3, 10, 1");
   app.add_option("--warmup", c.warmupS, "the warm-up before the window")
       ->type_name("S")
       ->check(seconds())
       ->default_str("5, R1 2; --quick 1, R1 0.5");
+  app.add_option("--rounds", c.rounds, "H1 / H2: runs of each implementation, interleaved")
+      ->type_name("N")
+      ->check(atLeast(1))
+      ->default_str("3 with --impl both, else 1; --quick 1");
   app.add_option("--client-procs", c.clientProcs, "client processes")
       ->type_name("N")
       ->check(atLeast(1))
@@ -253,6 +260,11 @@ const char* implName(Impl impl) {
 }
 
 void applyDefaults(BenchConfig& c) {
+  if (c.scenario == Scenario::D1 || c.scenario == Scenario::R1) {
+    if (c.rounds > 0) {
+      throw std::invalid_argument(fmt::format("--rounds {}: for H1 and H2 only", c.rounds));
+    }
+  }
   if (c.scenario == Scenario::D1) {
     if (c.conns < 0) c.conns = c.quick ? 8 : 20;
     if (c.conns < 1) throw std::invalid_argument("--conns: D1 needs at least 1 per detector");
@@ -277,7 +289,8 @@ void applyDefaults(BenchConfig& c) {
   }
   const bool h1 = c.scenario == Scenario::H1;
   if (c.conns < 0) c.conns = h1 ? (c.quick ? 200 : 5000) : (c.quick ? 1000 : 0);
-  if (c.windowS < 0) c.windowS = c.quick ? 3 : (h1 ? 30 : 60);
+  if (c.windowS < 0) c.windowS = c.quick ? 3 : (h1 ? 10 : 20);
+  if (c.rounds < 0) c.rounds = c.impl == Impl::Both && !c.quick ? 3 : 1;
   if (c.warmupS < 0) c.warmupS = c.quick ? 1 : 5;
   if (c.clientProcs < 0) c.clientProcs = h1 ? 1 : (c.quick ? 2 : 4);
   if (c.scenario == Scenario::H1 && c.conns == 0) {

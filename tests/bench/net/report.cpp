@@ -41,6 +41,20 @@ void addImplTail(ordered_json& j, const Measurement& m) {
   j["cpu_per_heartbeat_vs_raw"] = round3(rawCpu > 0 ? cpuUsPerHeartbeat(m) / rawCpu : 0);
 }
 
+std::vector<double> rounded3(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (double v : values) out.push_back(round3(v));
+  return out;
+}
+
+// Last of all (tools read the older keys by position).
+void addRounds(ordered_json& j, const Measurement& m) {
+  if (m.config.rounds <= 1) return;
+  j["rounds"] = m.config.rounds;
+  j["cpu_us_per_heartbeat_rounds"] = rounded3(m.roundsCpuUsPerHeartbeat);
+  if (!m.roundsVsRaw.empty()) j["cpu_per_heartbeat_vs_raw_rounds"] = rounded3(m.roundsVsRaw);
+}
+
 void addCommon(ordered_json& j, const Measurement& m) {
   j["false_idle_closes_server"] = m.serverIdleCloses;
   j["reconnects_client"] = m.clientReconnects;
@@ -83,6 +97,7 @@ std::string h1Line(const Measurement& m) {
   addCommon(j, m);
   if (isRaw(m)) {
     addImplTail(j, m);
+    addRounds(j, m);
     return j.dump();
   }
   j["target_cpu_s"] = kTargetCpuS;
@@ -94,6 +109,7 @@ std::string h1Line(const Measurement& m) {
   j["netty_cpu_s"] = kNettyCpuS;
   j["netty_rss_bytes_per_conn"] = kNettyRssPerConn;
   addImplTail(j, m);
+  addRounds(j, m);
   return j.dump();
 }
 
@@ -117,6 +133,7 @@ std::string h2Line(const Measurement& m) {
   addCommon(j, m);
   if (isRaw(m)) {
     addImplTail(j, m);
+    addRounds(j, m);
     return j.dump();
   }
   j["target_conns_held"] = kTargetConnsHeld;
@@ -126,6 +143,7 @@ std::string h2Line(const Measurement& m) {
   j["target_server_cpu_pct"] = kTargetServerCpuPct;
   j["met_server_cpu"] = pct <= kTargetServerCpuPct;
   addImplTail(j, m);
+  addRounds(j, m);
   return j.dump();
 }
 
@@ -179,6 +197,13 @@ std::vector<std::string> selfCheck(const std::string& line, const Measurement& m
       expect(j.contains(key) && j[key].is_number() && j[key].get<double>() > 0,
              fmt::format("'{}' missing or not a positive number", key));
     }
+  }
+  if (m.config.rounds > 1) {
+    const auto rounds = static_cast<std::size_t>(m.config.rounds);
+    expect(j.value("rounds", 0) == m.config.rounds, "'rounds' missing or wrong");
+    expect(j.contains("cpu_us_per_heartbeat_rounds") &&
+               j["cpu_us_per_heartbeat_rounds"].size() == rounds,
+           fmt::format("'cpu_us_per_heartbeat_rounds' missing or not {} figures", rounds));
   }
   expect(m.heartbeatsPerS > 0, "no heartbeats flowed in the window");
   expect(m.rttSamples > 0 && m.rttP50Us > 0, "no heartbeat round trip was sampled");

@@ -4,7 +4,9 @@
 // A raw-epoll run (config.impl Raw) prints the same line with "impl":"raw-epoll", without the
 // targets and reference figures (they judge the library, not the floor) and with the skipped
 // heartbeats. A wheelbeat run measured after one (--impl both) ends its line with the floor and
-// the ratio to it: "raw_cpu_us_per_heartbeat", "cpu_per_heartbeat_vs_raw".
+// the ratio to it: "raw_cpu_us_per_heartbeat", "cpu_per_heartbeat_vs_raw". With rounds, every
+// line ends with "rounds" and "cpu_us_per_heartbeat_rounds" (and wheelbeat's with
+// "cpu_per_heartbeat_vs_raw_rounds"): the line is the median run's, the ratio the medians'.
 #pragma once
 
 #include "net_bench.h"
@@ -50,8 +52,13 @@ struct Measurement {
   double connectS = 0;  // from spawning the clients to all connected
   // raw-epoll only: heartbeats not sent, their connection's previous answer still out.
   std::int64_t clientHbSkipped = 0;
-  // wheelbeat after a raw-epoll run (--impl both): that run's cpuUsPerHeartbeat().
+  // wheelbeat after raw-epoll runs (--impl both): their median cpuUsPerHeartbeat().
   std::optional<double> rawCpuUsPerHeartbeat;
+  // With rounds (config.rounds > 1): this implementation's CPU per heartbeat in every round, in
+  // run order (this measurement is the median one), and on wheelbeat's line each round's ratio
+  // to the raw-epoll run just before it.
+  std::vector<double> roundsCpuUsPerHeartbeat;
+  std::vector<double> roundsVsRaw;
 };
 
 // CPU of every process (server + clients) per heartbeat round trip in the window, in µs.
