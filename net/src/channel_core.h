@@ -200,7 +200,7 @@ private:
   std::atomic<bool> closed_{false};
 
   mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, asideId_, the flush hold, fd_,
-                               // tracker_'s creation
+                                 // tracker_'s creation
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
   std::uint64_t asideId_ = 0;           // see heartbeatAside_ (under outMutex_)

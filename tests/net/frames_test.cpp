@@ -196,10 +196,7 @@ TEST_CASE("send queue limit refuses beyond maxSendQueue") {
   Env env;
   Recorder server;
   TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
-  ClientOptions options = clientOptions(srv.listen());
-  options.codec.maxBody = 16 << 10;
-  options.maxSendQueue = 64 << 10;
-  TcpClient cli(env.loop, env.timer, options);
+  TcpClient cli(env.loop, env.timer, queueBoundClientOptions(srv.listen()));
   cli.start();
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
   Channel& ch = cli.channel();

@@ -153,10 +153,7 @@ TEST_CASE("a request refused on the loop thread leaves no entry and no timeout")
   Env env;
   Recorder server;
   TcpServer srv(env.loop, env.timer, serverOptions(), echoHandler(server));
-  ClientOptions options = clientOptions(srv.listen());
-  options.codec.maxBody = 16 << 10;
-  options.maxSendQueue = 64 << 10;
-  TcpClient cli(env.loop, env.timer, options);
+  TcpClient cli(env.loop, env.timer, queueBoundClientOptions(srv.listen()));
   cli.start();
   REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
   Channel& ch = cli.channel();

@@ -93,6 +93,15 @@ inline ClientOptions clientOptions(std::uint16_t port) {
   return o;
 }
 
+// A client with 16 KiB bodies at most and a 64 KiB send queue, which holds three frames of the
+// largest body (a fourth's header goes past it): tests of the queue's bound.
+inline ClientOptions queueBoundClientOptions(std::uint16_t port) {
+  ClientOptions o = clientOptions(port);
+  o.codec.maxBody = 16 << 10;
+  o.maxSendQueue = 64 << 10;
+  return o;
+}
+
 // Everything a handler saw, thread-safe.
 struct Recorder {
   std::mutex mutex;
