@@ -251,22 +251,12 @@ BenchConfig withImpl(BenchConfig config, Impl impl) {
   return config;
 }
 
-// The run whose CPU per heartbeat is the median (the lower middle of an even count).
-const Run& medianRun(const std::vector<Run>& runs) {
-  std::vector<const Run*> sorted;
-  for (const auto& r : runs) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(), [](const Run* a, const Run* b) {
-    return cpuUsPerHeartbeat(a->m) < cpuUsPerHeartbeat(b->m);
-  });
-  return *sorted[(sorted.size() - 1) / 2];
-}
-
 // Prints one implementation's line (its median run, with every round's figure) and, with
 // --self-check, checks every round's line. Returns the exit status.
 int report(const std::vector<Run>& runs, const Measurement& line) {
   const std::string text = resultLine(line);
   fmt::print("{}\n", text);
-  std::fflush(stdout);
+  (void)std::fflush(stdout);
   int rc = 0;
   for (const auto& r : runs) rc = r.rc != 0 ? r.rc : rc;
   if (!line.config.selfCheck) return rc;
@@ -302,7 +292,9 @@ int runRounds(const BenchConfig& config) {
   int rc = 0;
   std::optional<double> rawCpu;
   for (std::size_t i = 0; i < impls.size(); ++i) {
-    Measurement line = medianRun(runs[i]).m;
+    // The median run by CPU per heartbeat.
+    Measurement line = medianBy(runs[i], [](const Run& r) { return cpuUsPerHeartbeat(r.m); }).m;
+    line.roundsCpuUsPerHeartbeat.reserve(runs[i].size());
     for (std::size_t k = 0; k < runs[i].size(); ++k) {
       const double cpu = cpuUsPerHeartbeat(runs[i][k].m);
       line.roundsCpuUsPerHeartbeat.push_back(cpu);

@@ -32,7 +32,7 @@ constexpr const char* kSynopsis =
 constexpr const char* kDescription =
     "  H1: 5000 connections, 5 s warm-up, 10 s window, 1 client process\n"
     "  H2: as many connections as the server process can hold, 20 s window, 4 client processes\n"
-    "  H1 / H2 with --impl both: 3 rounds (--rounds), each a raw-epoll run then a wheelbeat run;\n"
+    "  H1 / H2 with --impl both: 3 rounds (--rounds), each a raw-epoll run, then a wheelbeat run;\n"
     "      each implementation's line is its median round (by CPU per heartbeat) and lists every\n"
     "      round's figure: the floor moves by up to ~20 % between runs minutes apart here\n"
     "  D1: the fixed idle rule against phi-accrual (Akka's defaults) at one heartbeat, under\n"
@@ -43,11 +43,12 @@ constexpr const char* kDescription =
     "      variant); --quick: 8 conns, 4 trials, 8 pauses, 10 s loss\n"
     "  R1: request / response, 64-byte bodies, Channel::request (each with its wheel timeout)\n"
     "      against a handler's reply, per case of --cases CONNSxDEPTH (requests in flight per\n"
-    "      connection; default 64x16,1000x1) and server --loops (1,2), 2 s warm-up, 5 s window;\n"
+    "      connection; default 64x16,1000x1) and server --loops (1,2), 2 s warm-up, 3 s window;\n"
     "      raw-epoll runs the same frames and pipelining on plain sockets (a server thread per\n"
     "      loop), first; lines with loops > 1 add their ratios to the same impl's 1-loop line;\n"
     "      with --impl both also \"wheelbeat-server\": wheelbeat's server asked by the floor's\n"
-    "      client (the server's own cost, without the wheelbeat client's pace)\n"
+    "      client (the server's own cost, without the wheelbeat client's pace), and 3 rounds\n"
+    "      of every case (--rounds): each line is its median round by server CPU per request\n"
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
@@ -130,12 +131,12 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   app.add_option("--window", c.windowS, "the measured window (D1: the packet-loss window)")
       ->type_name("S")
       ->check(seconds())
-      ->default_str("H1 10, H2 20, D1 30, R1 5; --quick 3, 3, 10, 1");
+      ->default_str("H1 10, H2 20, D1 30, R1 3; --quick 3, 3, 10, 1");
   app.add_option("--warmup", c.warmupS, "the warm-up before the window")
       ->type_name("S")
       ->check(seconds())
       ->default_str("5, R1 2; --quick 1, R1 0.5");
-  app.add_option("--rounds", c.rounds, "H1 / H2: runs of each implementation, interleaved")
+  app.add_option("--rounds", c.rounds, "H1 / H2 / R1: runs of each implementation, interleaved")
       ->type_name("N")
       ->check(atLeast(1))
       ->default_str("3 with --impl both, else 1; --quick 1");
@@ -260,11 +261,10 @@ const char* implName(Impl impl) {
 }
 
 void applyDefaults(BenchConfig& c) {
-  if (c.scenario == Scenario::D1 || c.scenario == Scenario::R1) {
-    if (c.rounds > 0) {
-      throw std::invalid_argument(fmt::format("--rounds {}: for H1 and H2 only", c.rounds));
-    }
+  if (c.scenario == Scenario::D1 && c.rounds > 0) {
+    throw std::invalid_argument(fmt::format("--rounds {}: for H1, H2 and R1 only", c.rounds));
   }
+  if (c.rounds < 0) c.rounds = c.impl == Impl::Both && !c.quick ? 3 : 1;
   if (c.scenario == Scenario::D1) {
     if (c.conns < 0) c.conns = c.quick ? 8 : 20;
     if (c.conns < 1) throw std::invalid_argument("--conns: D1 needs at least 1 per detector");
@@ -282,7 +282,7 @@ void applyDefaults(BenchConfig& c) {
       throw std::invalid_argument(fmt::format(
           "--conns {}: R1 takes its connections from --cases CONNSxDEPTH,...", c.conns));
     }
-    if (c.windowS < 0) c.windowS = c.quick ? 1 : 5;
+    if (c.windowS < 0) c.windowS = c.quick ? 1 : 3;
     if (c.warmupS < 0) c.warmupS = c.quick ? 0.5 : 2;
     c.clientProcs = 1;
     return;
@@ -290,7 +290,6 @@ void applyDefaults(BenchConfig& c) {
   const bool h1 = c.scenario == Scenario::H1;
   if (c.conns < 0) c.conns = h1 ? (c.quick ? 200 : 5000) : (c.quick ? 1000 : 0);
   if (c.windowS < 0) c.windowS = c.quick ? 3 : (h1 ? 10 : 20);
-  if (c.rounds < 0) c.rounds = c.impl == Impl::Both && !c.quick ? 3 : 1;
   if (c.warmupS < 0) c.warmupS = c.quick ? 1 : 5;
   if (c.clientProcs < 0) c.clientProcs = h1 ? 1 : (c.quick ? 2 : 4);
   if (c.scenario == Scenario::H1 && c.conns == 0) {

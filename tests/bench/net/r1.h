@@ -84,6 +84,11 @@ struct R1Measurement {
   // and depth. For loops > 1 (any pair): the same pair's 1-loop line.
   const R1Measurement* raw = nullptr;
   const R1Measurement* oneLoop = nullptr;
+  // With rounds (config.rounds > 1): the server CPU per request of every round, in run order
+  // (this measurement is the median one), and on a line with a floor each round's ratio to the
+  // floor's round with the same number.
+  std::vector<double> roundsServerCpuUsPerRequest;
+  std::vector<double> roundsServerCpuVsRaw;
 };
 
 std::string r1Line(const R1Measurement& m);

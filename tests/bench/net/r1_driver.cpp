@@ -1,10 +1,12 @@
 // R1's driver (r1.h): per case, a server process and a client process, a warm-up, a measured
 // window between two snapshots (CPU from each process's getrusage, answers from the client's
 // counters, latency from its histogram), then the client drains (every request out ends) and
-// the line is printed. The floor's cases run first, so that each wheelbeat line can state its
-// ratios to the floor's line with the same loops, conns and depth.
+// the case's round is kept. Every case runs once per round (--rounds), the floor's first; then
+// each case's line is its median round, so that each wheelbeat line can state its ratios to the
+// floor's line with the same loops, conns and depth, both medians of rounds run side by side.
 #include "child_process.h"
 #include "r1.h"
+#include "report.h"
 #include "rtt_histogram.h"
 
 #include <fmt/format.h>
@@ -120,8 +122,7 @@ struct CaseRun {
   bool ok = true;
 };
 
-CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c,
-                const R1Measurement* raw, const R1Measurement* oneLoop) {
+CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c) {
   fmt::print(stderr,
              "wheelbeat_net_bench: R1 {} loops={} conns={} depth={}: warm-up {} s, "
              "window {} s\n",
@@ -131,8 +132,6 @@ CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c,
   r.m.pair = pair;
   r.m.loops = loops;
   r.m.c = c;
-  r.m.raw = raw;
-  r.m.oneLoop = oneLoop;
   Pair p;
   start(p, config, pair, loops, c);
   watchUntil({p.server.get(), p.client.get()}, after(Clock::now(), config.warmupS));
@@ -141,51 +140,106 @@ CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c,
   const Snapshot b = snapshot(p);
   fillWindow(r.m, a, b);
   fillCounts(r.m, p);
-  const std::string line = r1Line(r.m);
-  fmt::print("{}\n", line);
-  std::fflush(stdout);
   r.ok = p.finish();
   if (!r.ok) fmt::print(stderr, "wheelbeat_net_bench: an R1 child exited with an error\n");
-  if (config.selfCheck) {
-    const auto problems = r1SelfCheck(line, r.m);
-    for (const auto& problem : problems) fmt::print(stderr, "self-check: {}\n", problem);
-    r.ok = r.ok && problems.empty();
-    fmt::print(stderr, "self-check: {}\n", r.ok ? "OK" : "FAILED");
-  }
   return r;
 }
 
-const R1Measurement* find(const std::vector<CaseRun>& runs, R1Pair pair, int loops, R1Case c) {
-  for (const auto& r : runs) {
-    if (r.m.pair == pair && r.m.loops == loops && r.m.c.conns == c.conns &&
-        r.m.c.depth == c.depth) {
-      return &r.m;
+// One line: the pair's loops and case, every round of it in run order.
+struct CaseRounds {
+  R1Pair pair = R1Pair::Raw;
+  int loops = 1;
+  R1Case c;
+  std::vector<CaseRun> rounds;
+  R1Measurement line;  // the median round, with the comparisons and every round's figures
+};
+
+CaseRounds* find(std::vector<CaseRounds>& all, R1Pair pair, int loops, R1Case c) {
+  for (auto& r : all) {
+    if (r.pair == pair && r.loops == loops && r.c.conns == c.conns && r.c.depth == c.depth) {
+      return &r;
     }
   }
   return nullptr;
 }
 
-// Per loop count (1 first: the other lines compare themselves to it), the floor for every case,
-// then wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's client. The
-// floor runs with the same loop count, so that a line's ratios to it and to one loop can be told
-// apart from what the machine's cores allow.
+// The median round by server CPU per request (the lower middle of an even count), with every
+// round's server CPU per request and, given the floor's rounds, each one's ratio to the floor
+// round of the same round number.
+R1Measurement medianLine(const CaseRounds& r, const CaseRounds* raw) {
+  R1Measurement m =
+      medianBy(r.rounds, [](const CaseRun& run) { return run.m.serverCpuUsPerRequest; }).m;
+  m.roundsServerCpuUsPerRequest.reserve(r.rounds.size());
+  for (std::size_t k = 0; k < r.rounds.size(); ++k) {
+    const double cpu = r.rounds[k].m.serverCpuUsPerRequest;
+    m.roundsServerCpuUsPerRequest.push_back(cpu);
+    if (raw != nullptr) {
+      const double floor = raw->rounds[k].m.serverCpuUsPerRequest;
+      m.roundsServerCpuVsRaw.push_back(floor > 0 ? cpu / floor : 0);
+    }
+  }
+  return m;
+}
+
+// Prints the line (and with --self-check checks it and every round's own line); false on a
+// problem or a child's error.
+bool report(const CaseRounds& r, const BenchConfig& config) {
+  const std::string text = r1Line(r.line);
+  fmt::print("{}\n", text);
+  (void)std::fflush(stdout);
+  bool ok = std::all_of(r.rounds.begin(), r.rounds.end(), [](const CaseRun& c) { return c.ok; });
+  if (!config.selfCheck) return ok;
+  std::vector<std::string> problems = r1SelfCheck(text, r.line);
+  for (std::size_t k = 0; k < r.rounds.size(); ++k) {
+    R1Measurement alone = r.rounds[k].m;  // the round's own line, as a single round prints it
+    alone.config.rounds = 1;
+    for (auto& p : r1SelfCheck(r1Line(alone), alone)) {
+      problems.push_back(fmt::format("round {}: {}", k + 1, p));
+    }
+  }
+  for (const auto& problem : problems) fmt::print(stderr, "self-check: {}\n", problem);
+  ok = ok && problems.empty();
+  fmt::print(stderr, "self-check: {}\n", ok ? "OK" : "FAILED");
+  return ok;
+}
+
+// --rounds times, interleaved: per loop count (1 first), the floor for every case, then
+// wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's client. Then one
+// line per pair, loop count and case, in that order: its median round, with its ratios to the
+// floor's line with the same loops, conns and depth and to the same pair's 1-loop line. The floor
+// runs with the same loop count, so that a line's ratios to it and to one loop can be told apart
+// from what the machine's cores allow.
 int runAll(const BenchConfig& config) {
   std::vector<R1Pair> pairs;
   if (config.impl != Impl::Wheelbeat) pairs.push_back(R1Pair::Raw);
   if (config.impl != Impl::Raw) pairs.push_back(R1Pair::Wheelbeat);
   if (config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
-  std::vector<CaseRun> runs;  // never reallocated: find() hands out pointers into it
-  runs.reserve(config.r1Cases.size() * config.loops.size() * pairs.size());
+  std::vector<CaseRounds> all;  // never reallocated: lines point into it
+  all.reserve(config.r1Cases.size() * config.loops.size() * pairs.size());
   for (const int loops : config.loops) {
     for (const R1Pair pair : pairs) {
-      for (const auto c : config.r1Cases) {
-        const auto* raw = pair == R1Pair::Raw ? nullptr : find(runs, R1Pair::Raw, loops, c);
-        const auto* one = loops > 1 ? find(runs, pair, 1, c) : nullptr;
-        runs.push_back(runCase(config, pair, loops, c, raw, one));
-      }
+      for (const auto c : config.r1Cases) all.push_back(CaseRounds{pair, loops, c, {}, {}});
     }
   }
-  return std::all_of(runs.begin(), runs.end(), [](const CaseRun& r) { return r.ok; }) ? 0 : 1;
+  for (int round = 1; round <= config.rounds; ++round) {
+    if (config.rounds > 1) {
+      fmt::print(stderr, "wheelbeat_net_bench: R1 round {} of {}\n", round, config.rounds);
+    }
+    for (auto& r : all) r.rounds.push_back(runCase(config, r.pair, r.loops, r.c));
+  }
+  auto rawOf = [&](const CaseRounds& r) {
+    return r.pair == R1Pair::Raw ? nullptr : find(all, R1Pair::Raw, r.loops, r.c);
+  };
+  for (auto& r : all) r.line = medianLine(r, rawOf(r));
+  for (auto& r : all) {  // every line is complete first: pointers to lines, not to rounds
+    const CaseRounds* raw = rawOf(r);
+    const CaseRounds* one = r.loops > 1 ? find(all, r.pair, 1, r.c) : nullptr;
+    r.line.raw = raw != nullptr ? &raw->line : nullptr;
+    r.line.oneLoop = one != nullptr ? &one->line : nullptr;
+  }
+  bool ok = true;
+  for (const auto& r : all) ok = report(r, config) && ok;
+  return ok ? 0 : 1;
 }
 
 // The whole of `text` as an int >= 1, else 0.

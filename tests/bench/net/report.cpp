@@ -41,12 +41,6 @@ void addImplTail(ordered_json& j, const Measurement& m) {
   j["cpu_per_heartbeat_vs_raw"] = round3(rawCpu > 0 ? cpuUsPerHeartbeat(m) / rawCpu : 0);
 }
 
-std::vector<double> rounded3(const std::vector<double>& values) {
-  std::vector<double> out;
-  for (double v : values) out.push_back(round3(v));
-  return out;
-}
-
 // Last of all (tools read the older keys by position).
 void addRounds(ordered_json& j, const Measurement& m) {
   if (m.config.rounds <= 1) return;
@@ -148,6 +142,13 @@ std::string h2Line(const Measurement& m) {
 }
 
 }  // namespace
+
+std::vector<double> rounded3(const std::vector<double>& values) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (double v : values) out.push_back(round3(v));
+  return out;
+}
 
 double cpuUsPerHeartbeat(const Measurement& m) {
   // Comparable across loads and heartbeat rates (and between wheelbeat and its floor).

@@ -11,6 +11,7 @@
 
 #include "net_bench.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,6 +66,20 @@ struct Measurement {
 double cpuUsPerHeartbeat(const Measurement& m);
 
 std::string resultLine(const Measurement& m);
+
+// Each value rounded to 3 decimals (the lines' per-round lists; R1's too).
+std::vector<double> rounded3(const std::vector<double>& values);
+
+// The item whose key(item) is the median: the lower middle of an even count. `items` is not empty.
+template <typename T, typename Key>
+const T& medianBy(const std::vector<T>& items, Key key) {
+  std::vector<const T*> sorted;
+  sorted.reserve(items.size());
+  for (const auto& item : items) sorted.push_back(&item);
+  std::sort(sorted.begin(), sorted.end(),
+            [&](const T* a, const T* b) { return key(*a) < key(*b); });
+  return *sorted[(sorted.size() - 1) / 2];
+}
 
 // Problems with the printed line (shape, key order, types) and with the run (no heartbeats,
 // no RTT samples, any close or reconnect, not every connection held). Empty: all good.
