@@ -162,10 +162,10 @@ bench:
 	  echo "bench: no Netty baseline (build/bin/wheelbeat_netty_bench not built: javac or libnetty-java missing)" >&2; \
 	fi; \
 	for s in H1 H2; do \
-	  echo "bench: heartbeats at scale, $$s (~1 min)" >&2; \
+	  echo "bench: heartbeats at scale, $$s (three rounds of the floor and wheelbeat, ~1.5 min for H1, ~3 for H2)" >&2; \
 	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	done; \
-	echo "bench: request / response, R1 (~1 min; R1_ARGS)" >&2; \
+	echo "bench: request / response, R1 (three rounds, ~4 min; R1_ARGS)" >&2; \
 	./build/bin/wheelbeat_net_bench --scenario R1 $(R1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
