@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,6 +25,25 @@ struct HeartbeatRig {
   explicit HeartbeatRig(HeartbeatOptions options = testOptions()) {
     task = std::make_shared<HeartbeatTimerTask>(rig.timer(), ch, options, listener, metrics);
     task->start(task->checkInterval());
+  }
+};
+
+// Stands in for a channel's loop that writes each queued heartbeat `ticks` ticks after the
+// wheel's decision, the peer answering at once: pass loop() to runUntil() (run before each tick).
+struct LateLoop {
+  HeartbeatRig& h;
+  int ticks = 1;
+  std::uint64_t written = 0;
+  int waited = 0;
+
+  std::function<void()> loop() {
+    return [this] {
+      if (h.ch->heartbeats() == written) return;
+      if (++waited < ticks) return;
+      waited = 0;
+      written = h.ch->heartbeats();
+      h.ch->traffic();
+    };
   }
 };
 
@@ -105,12 +125,8 @@ TEST_CASE(
   HeartbeatRig h;
   h.ch->echo = true;
   h.ch->writesLater = true;
-  std::uint64_t written = 0;
-  const auto loop = [&] {  // before each tick: the loop writes what was queued, the peer answers
-    if (h.ch->heartbeats() == written) return;
-    written = h.ch->heartbeats();
-    h.ch->traffic();
-  };
+  LateLoop late{h, 1};  // before each tick: the loop writes what was queued, the peer answers
+  const auto loop = late.loop();
   h.rig.runUntil(3s, loop);
   CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written and answered at 3.01s
   h.rig.runUntil(6000ms, loop);
@@ -130,15 +146,8 @@ TEST_CASE(
   HeartbeatRig h;
   h.ch->echo = true;
   h.ch->writesLater = true;
-  std::uint64_t written = 0;
-  int wait = 0;
-  const auto slowLoop = [&] {  // writes each heartbeat two ticks after its decision
-    if (h.ch->heartbeats() == written) return;
-    if (++wait < 2) return;
-    wait = 0;
-    written = h.ch->heartbeats();
-    h.ch->traffic();
-  };
+  LateLoop late{h, 2};  // writes each heartbeat two ticks after its decision
+  const auto slowLoop = late.loop();
   h.rig.runUntil(3s, slowLoop);
   CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written at 3.02s
   h.rig.runUntil(6010ms, slowLoop);
