@@ -36,6 +36,11 @@ struct LateLoop {
   std::uint64_t written = 0;
   int waited = 0;
 
+  LateLoop(HeartbeatRig& rig, int writeAfterTicks) : h(rig), ticks(writeAfterTicks) {
+    h.ch->echo = true;         // the peer answers each heartbeat
+    h.ch->writesLater = true;  // sendHeartbeat() stamps nothing: this loop writes
+  }
+
   std::function<void()> loop() {
     return [this] {
       if (h.ch->heartbeats() == written) return;
@@ -123,9 +128,7 @@ TEST_CASE(
     "heartbeat: a heartbeat the loop writes within a tick is followed by one run per "
     "heartbeat") {
   HeartbeatRig h;
-  h.ch->echo = true;
-  h.ch->writesLater = true;
-  LateLoop late{h, 1};  // before each tick: the loop writes what was queued, the peer answers
+  LateLoop late(h, 1);  // before each tick: the loop writes what was queued, the peer answers
   const auto loop = late.loop();
   h.rig.runUntil(3s, loop);
   CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written and answered at 3.01s
@@ -144,9 +147,7 @@ TEST_CASE(
     "heartbeat: a heartbeat written later than a tick costs one run more, never an early "
     "one") {
   HeartbeatRig h;
-  h.ch->echo = true;
-  h.ch->writesLater = true;
-  LateLoop late{h, 2};  // writes each heartbeat two ticks after its decision
+  LateLoop late(h, 2);  // writes each heartbeat two ticks after its decision
   const auto slowLoop = late.loop();
   h.rig.runUntil(3s, slowLoop);
   CHECK(h.ch->heartbeats() == 1);  // decided at 3s, written at 3.02s
