@@ -399,7 +399,6 @@ void ChannelCore::dropOutbox() noexcept {
 void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   if (&stream != stream_ || stream.isClosing()) return;
   const auto now = timer_.now();
-  readAt_ = now.count();
   lastRead_.store(now.count(), std::memory_order_release);
   metrics_->bytesIn.fetch_add(data.size(), std::memory_order_relaxed);
   if (detector_) detector_->heartbeat(now);
@@ -519,7 +518,8 @@ void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
     if (id != heartbeatId_.load(std::memory_order_relaxed)) return;  // an older one, or not ours
     decidedAt = heartbeatQueuedAt_;
   }
-  const std::int64_t rtt = readAt_ - heartbeatWrittenAt_;  // the read that brought the answer
+  // lastRead_: stamped by the read that brought the answer (this callback; the loop writes it).
+  const std::int64_t rtt = lastRead_.load(std::memory_order_relaxed) - heartbeatWrittenAt_;
   heartbeatRtt_.store(rtt, std::memory_order_relaxed);
   heartbeatSendWait_.store(heartbeatWrittenAt_ - decidedAt, std::memory_order_relaxed);
   metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));

@@ -187,7 +187,6 @@ private:
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
   std::int64_t heartbeatWrittenAt_ = 0;     // loop: the write of the last heartbeat request
-  std::int64_t readAt_ = 0;                 // loop: the time of the current (or last) read
   std::atomic<std::int64_t> heartbeatRtt_{0};
   std::atomic<std::int64_t> heartbeatSendWait_{0};
   std::atomic<std::uint64_t> heartbeatId_{0};  // the last heartbeat request (under outMutex_)
