@@ -168,8 +168,14 @@ private:
   [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
   std::size_t writeNow(char* data, std::size_t size, std::int64_t now) noexcept;
-  void writeHeartbeatAlone(std::uint64_t id, std::int64_t now) noexcept;
-  void appendAside(std::string& data, std::uint64_t id) noexcept;
+  // A heartbeat frame that came alone: our request `id`, or the answer to the peer's request `id`.
+  struct AsideFrame {
+    std::uint64_t id = 0;
+    bool response = false;
+  };
+  void holdAside(AsideFrame frame) noexcept;  // under outMutex_, with nothing held aside yet
+  void writeHeartbeatAlone(AsideFrame frame, std::int64_t now) noexcept;
+  void appendAside(std::string& data, AsideFrame frame) noexcept;
   void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
 
@@ -198,11 +204,11 @@ private:
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
 
-  mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, asideId_, the flush hold, fd_,
+  mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, *aside*_, the flush hold, fd_,
                                  // tracker_'s creation
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
-  std::uint64_t asideId_ = 0;           // see heartbeatAside_ (under outMutex_)
+  std::uint64_t asideId_ = 0;           // see hasAside_
   // Posted flushes not run yet, and while there are any, this channel (postFlush()).
   std::uint32_t postedFlushes_ = 0;
   std::shared_ptr<ChannelCore> flushHold_;
@@ -211,8 +217,11 @@ private:
   std::atomic<RequestTracker*> tracker_{nullptr};
   int fd_ = -1;                   // the connected socket, for hasUnreadInput()
   bool heartbeatQueued_ = false;  // a heartbeat request to time waits for the flush
-  bool heartbeatAside_ = false;   // it waits outside outbox_ (it came alone): id asideId_
-  bool inRead_ = false;           // loop: inside onRead() (read only after an isLoopThread() check)
+  // A heartbeat frame that came alone waits outside outbox_ (the flush writes it from a fixed
+  // array): our request asideId_, or (asideResponse_) the answer to the peer's request asideId_.
+  bool hasAside_ = false;
+  bool asideResponse_ = false;
+  bool inRead_ = false;  // loop: inside onRead() (read only after an isLoopThread() check)
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any
   // Loop: frames in and out during the current read, added to the metrics at its end.

@@ -60,15 +60,29 @@ void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std:
   out.append(body);
 }
 
-std::array<char, kHeartbeatFrameSize> heartbeatRequestFrame(std::uint64_t id) noexcept {
+namespace {
+
+// The two heartbeat frames differ only in their flags and status; the body is Hessian null.
+std::array<char, kHeartbeatFrameSize> heartbeatFrame(std::uint8_t flags, std::uint8_t status,
+                                                     std::uint64_t id) noexcept {
   std::array<char, kHeartbeatFrameSize> frame{};
   storeBig(frame.data(), kMagic, 2);
-  frame[2] = static_cast<char>(flag::kRequest | flag::kTwoWay | flag::kEvent | kHessian2);
-  frame[3] = 0;
+  frame[2] = static_cast<char>(flags);
+  frame[3] = static_cast<char>(status);
   storeBig(frame.data() + 4, id, 8);
   storeBig(frame.data() + 12, 1, 4);
   frame[kHeaderSize] = kHessianNull;
   return frame;
+}
+
+}  // namespace
+
+std::array<char, kHeartbeatFrameSize> heartbeatRequestFrame(std::uint64_t id) noexcept {
+  return heartbeatFrame(flag::kRequest | flag::kTwoWay | flag::kEvent | kHessian2, 0, id);
+}
+
+std::array<char, kHeartbeatFrameSize> heartbeatResponseFrame(std::uint64_t id) noexcept {
+  return heartbeatFrame(flag::kEvent | kHessian2, kStatusOk, id);
 }
 
 void encodeHeartbeatRequest(std::string& out, std::uint64_t id) {
@@ -77,8 +91,8 @@ void encodeHeartbeatRequest(std::string& out, std::uint64_t id) {
 }
 
 void encodeHeartbeatResponse(std::string& out, std::uint64_t id) {
-  constexpr std::uint8_t kFlags = flag::kEvent | kHessian2;
-  encodeFrame(out, kFlags, kStatusOk, id, std::string_view(&kHessianNull, 1));
+  const auto frame = heartbeatResponseFrame(id);
+  out.append(frame.data(), frame.size());
 }
 
 void encodeReadOnlyEvent(std::string& out, std::uint64_t id) {

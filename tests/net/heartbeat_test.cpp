@@ -35,6 +35,25 @@ TEST_CASE("heartbeat exchange between a wheelbeat client and server") {
   CHECK(client.closeReasons().at(0).kind == CloseKind::ClosedByOwner);
 }
 
+// The first answer of a read waits aside (no buffer); a second one in the same read goes to the
+// outbox and leaves first, with the aside one appended: both arrive, in one write.
+TEST_CASE("server answers every heartbeat of one read, the first one's answer last") {
+  Env env;
+  Recorder server;
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  RawSocket raw;
+  REQUIRE(raw.connect(srv.listen()));
+  REQUIRE(raw.sendAll(heartbeatRequest(7) + heartbeatRequest(8) + heartbeatRequest(0)));
+  CHECK(raw.recvExactly(3 * 17) ==
+        heartbeatResponse(8) + heartbeatResponse(0) + heartbeatResponse(7));
+  // Alone again: the aside slot was freed by that flush.
+  REQUIRE(raw.sendAll(heartbeatRequest(9)));
+  CHECK(raw.recvExactly(17) == heartbeatResponse(9));
+  CHECK(server.frameCount() == 0);
+  srv.stop();
+  CHECK(raw.waitPeerClosed());
+}
+
 TEST_CASE("server answers a raw client heartbeat with the exact 17 bytes") {
   Env env;
   Recorder server;

@@ -41,8 +41,10 @@ public:
   explicit RttListener(std::size_t maxChannelId) : last_(maxChannelId + 1, 0) {}
 
   void onHeartbeatSent(tasks::Channel& channel) override {
-    auto* ch = dynamic_cast<net::Channel*>(&channel);
-    if (ch == nullptr) return;
+    // Every channel here is a net::Channel (a TcpClient's). Not a dynamic_cast: its cross-module
+    // type_info compares (strcmp) were ~11 % of this process's user-space instructions per
+    // heartbeat under callgrind, a cost the floor's client does not pay.
+    auto* ch = static_cast<net::Channel*>(&channel);
     const std::int64_t rtt = ch->lastHeartbeatRtt().count();
     const std::uint64_t id = ch->id();
     if (rtt <= 0 || (id < last_.size() && last_[id] == rtt)) return;

@@ -52,6 +52,8 @@ TEST_CASE(
     CAPTURE(id);
     CHECK(out.size() == 17);
     CHECK(hex(out) == hex(heartbeatBytes(0x22, 0x14, id)));
+    const auto alone = heartbeatResponseFrame(id);
+    CHECK(hex(std::string(alone.data(), alone.size())) == hex(heartbeatBytes(0x22, 0x14, id)));
   }
   std::string out;
   encodeHeartbeatResponse(out, std::numeric_limits<std::uint64_t>::max());

@@ -84,9 +84,11 @@ void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std:
 
 // The 17-byte heartbeat frames (see the file comment), appended to `out`.
 void encodeHeartbeatRequest(std::string& out, std::uint64_t id);
-// The same request frame in a fixed array: a heartbeat written alone needs no buffer.
+// The same frames in a fixed array: a heartbeat (or its answer) written alone needs no buffer.
 inline constexpr std::size_t kHeartbeatFrameSize = kHeaderSize + 1;
 [[nodiscard]] std::array<char, kHeartbeatFrameSize> heartbeatRequestFrame(
+    std::uint64_t id) noexcept;
+[[nodiscard]] std::array<char, kHeartbeatFrameSize> heartbeatResponseFrame(
     std::uint64_t id) noexcept;
 void encodeHeartbeatResponse(std::string& out, std::uint64_t id);
 // The 18-byte READONLY event (see the file comment), appended to `out`.
