@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -18,21 +19,27 @@ namespace {
 // Dubbo reads the body length as a signed 32-bit int: nothing above can be valid on the wire.
 constexpr std::size_t kMaxWireBody = 0x7fffffff;
 
+std::uint16_t byteSwap(std::uint16_t v) noexcept { return __builtin_bswap16(v); }
+std::uint32_t byteSwap(std::uint32_t v) noexcept { return __builtin_bswap32(v); }
+std::uint64_t byteSwap(std::uint64_t v) noexcept { return __builtin_bswap64(v); }
+
 std::uint8_t byteAt(std::string_view bytes, std::size_t i) noexcept {
   return static_cast<std::uint8_t>(bytes[i]);
 }
 
-std::uint64_t loadBig(std::string_view bytes, std::size_t offset, std::size_t width) noexcept {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < width; ++i) value = (value << 8) | byteAt(bytes, offset + i);
-  return value;
+// Big-endian fields of 2, 4 or 8 bytes, by one load or store and a byte swap: the byte loops
+// these replace were most of checkHeader()'s ~100 instructions per frame.
+template <typename UInt>
+UInt loadBig(std::string_view bytes, std::size_t offset) noexcept {
+  UInt value = 0;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return std::endian::native == std::endian::big ? value : byteSwap(value);
 }
 
-void storeBig(char* out, std::uint64_t value, std::size_t width) noexcept {
-  for (std::size_t i = width; i-- > 0;) {
-    out[i] = static_cast<char>(value & 0xff);
-    value >>= 8;
-  }
+template <typename UInt>
+void storeBig(char* out, UInt value) noexcept {
+  if constexpr (std::endian::native == std::endian::little) value = byteSwap(value);
+  std::memcpy(out, &value, sizeof value);
 }
 
 std::size_t effectiveLimit(std::size_t maxBody) noexcept { return std::min(maxBody, kMaxWireBody); }
@@ -47,11 +54,11 @@ void encodeFrame(std::string& out, std::uint8_t flags, std::uint8_t status, std:
         fmt::format("encodeFrame: body length {} (expected: <= {})", body.size(), limit));
   }
   char header[kHeaderSize];
-  storeBig(header, kMagic, 2);
+  storeBig<std::uint16_t>(header, kMagic);
   header[2] = static_cast<char>(flags);
   header[3] = static_cast<char>(status);
-  storeBig(header + 4, id, 8);
-  storeBig(header + 12, body.size(), 4);
+  storeBig<std::uint64_t>(header + 4, id);
+  storeBig(header + 12, static_cast<std::uint32_t>(body.size()));
   // Grow geometrically ourselves: an exact reserve per frame would make a loop of appends
   // quadratic on standard libraries that honour the request literally.
   const std::size_t needed = out.size() + kHeaderSize + body.size();
@@ -66,11 +73,11 @@ namespace {
 std::array<char, kHeartbeatFrameSize> heartbeatFrame(std::uint8_t flags, std::uint8_t status,
                                                      std::uint64_t id) noexcept {
   std::array<char, kHeartbeatFrameSize> frame{};
-  storeBig(frame.data(), kMagic, 2);
+  storeBig<std::uint16_t>(frame.data(), kMagic);
   frame[2] = static_cast<char>(flags);
   frame[3] = static_cast<char>(status);
-  storeBig(frame.data() + 4, id, 8);
-  storeBig(frame.data() + 12, 1, 4);
+  storeBig<std::uint64_t>(frame.data() + 4, id);
+  storeBig<std::uint32_t>(frame.data() + 12, 1);
   frame[kHeaderSize] = kHessianNull;
   return frame;
 }
@@ -269,7 +276,7 @@ bool FrameDecoder::grow(std::size_t capacity, std::size_t frameSize) {
 
 bool FrameDecoder::checkMagic(std::string_view bytes) {
   if (bytes.size() < 2) return true;
-  const auto magic = static_cast<std::uint16_t>(loadBig(bytes, 0, 2));
+  const auto magic = loadBig<std::uint16_t>(bytes, 0);
   if (magic == kMagic) return true;
   fail(DecodeError::BadMagic, fmt::format("bad magic {:#06x} (expected: {:#06x})", magic, kMagic));
   return false;
@@ -279,8 +286,8 @@ bool FrameDecoder::checkMagic(std::string_view bytes) {
 bool FrameDecoder::checkHeader(std::string_view bytes, Header& header) {
   header.flags = byteAt(bytes, 2);
   header.status = byteAt(bytes, 3);
-  header.id = loadBig(bytes, 4, 8);
-  header.bodyLength = static_cast<std::size_t>(loadBig(bytes, 12, 4));
+  header.id = loadBig<std::uint64_t>(bytes, 4);
+  header.bodyLength = loadBig<std::uint32_t>(bytes, 12);
   if (header.bodyLength <= maxBody_) return true;
   fail(DecodeError::BodyTooLarge,
        fmt::format("body length {} (expected: <= {})", header.bodyLength, maxBody_));
