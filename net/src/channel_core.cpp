@@ -165,16 +165,18 @@ void ChannelCore::postFlush() noexcept {
   bool posted = false;
   try {
     posted = loop_.post([this] {
-      const auto hold = takeFlushHold();  // alive until the flush returns
-      flush();
+      std::shared_ptr<ChannelCore> hold;  // alive until the flush returns
+      flush(&hold);
     });
   } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: as a loop that is gone
   }
-  if (!posted) (void)takeFlushHold();  // released here: nothing will run that flush
+  if (posted) return;
+  std::shared_ptr<ChannelCore> hold;  // released here, after the lock: nothing will run that flush
+  std::lock_guard lock(outMutex_);
+  hold = takeFlushHold();
 }
 
 std::shared_ptr<ChannelCore> ChannelCore::takeFlushHold() noexcept {
-  std::lock_guard lock(outMutex_);
   return --postedFlushes_ == 0 ? std::move(flushHold_) : nullptr;
 }
 
@@ -259,12 +261,14 @@ RequestTracker* ChannelCore::tracker(bool create) {
   return t;
 }
 
-void ChannelCore::flush() noexcept {
+void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
   std::string data;
   bool heartbeat = false;
   std::optional<AsideFrame> aside;
   {
     std::lock_guard lock(outMutex_);
+    // A posted flush counts itself out in the same critical section that takes the outbox.
+    if (postedHold != nullptr) *postedHold = takeFlushHold();
     data.swap(outbox_);
     heartbeat = std::exchange(heartbeatQueued_, false);
     if (std::exchange(hasAside_, false)) aside = AsideFrame{asideId_, asideResponse_};

@@ -106,8 +106,9 @@ public:
   [[nodiscard]] static CloseReason decodeFailure(Stream& stream) noexcept;
   bool onFrame(const FrameView& frame) override;
   // Write path (loop): writes the whole outbox, directly when the socket takes it (the usual
-  // case), otherwise with one uv_write.
-  void flush() noexcept;
+  // case), otherwise with one uv_write. A posted flush (postFlush()) passes `postedHold`: it
+  // receives the channel's self-reference when this was the last posted flush pending.
+  void flush(std::shared_ptr<ChannelCore>* postedHold = nullptr) noexcept;
   // Close path (loop): the stream's close callback (the socket is fully closed).
   virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
   // Close path (loop): `stream` is about to close its descriptor; hasUnreadInput() must stop
@@ -164,7 +165,8 @@ private:
   void reuseBuffer(std::string&& data) noexcept;
   // Posts a flush that keeps this channel alive until it ran (postedFlushes_ counted already).
   void postFlush() noexcept;
-  // One posted flush is running: the hold when it was the last one pending, else null.
+  // One posted flush is running (or was refused): the hold when it was the last one pending,
+  // else null. Under outMutex_.
   [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
   std::size_t writeNow(char* data, std::size_t size, std::int64_t now) noexcept;
