@@ -88,6 +88,10 @@ void HashedWheelTimer::writeMetrics(MetricsWriter& out) const { impl_->writeMetr
 std::chrono::nanoseconds HashedWheelTimer::now() const noexcept {
   return std::chrono::nanoseconds(impl_->now());
 }
+std::chrono::nanoseconds HashedWheelTimer::nextTickTime() const noexcept {
+  return std::chrono::nanoseconds(impl_->nextTickNs());
+}
+Drive HashedWheelTimer::drive() const noexcept { return impl_->drive(); }
 std::chrono::nanoseconds HashedWheelTimer::tickDuration() const noexcept {
   return std::chrono::nanoseconds(impl_->tickNs());
 }
@@ -257,6 +261,14 @@ void HashedWheelTimer::Impl::start() {
   if (lifecycle_.load(std::memory_order_acquire) == kStarted) return;
   std::lock_guard lock(lifecycleMutex_);
   startLocked();
+}
+
+// startNs_ is written before lifecycle_ becomes kStarted (seq_cst): seeing kStarted, it is set.
+std::int64_t HashedWheelTimer::Impl::nextTickNs() const noexcept {
+  const std::int64_t nowNs = now();
+  if (lifecycle_.load() != kStarted) return nowNs;
+  const std::int64_t tick = (nowNs - startNs_) / tickNs_ + 1;
+  return tick > (kNever - startNs_) / tickNs_ ? kNever : startNs_ + tick * tickNs_;
 }
 
 void HashedWheelTimer::Impl::startLocked() {

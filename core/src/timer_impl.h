@@ -78,6 +78,8 @@ public:
   std::int64_t ticksPerWheel() const noexcept { return std::int64_t{1} << wheelBits_; }
   std::uint64_t pending() const noexcept;
   bool isStopped() const noexcept { return lifecycle_.load() >= kStopping; }
+  std::int64_t nextTickNs() const noexcept;
+  Drive drive() const noexcept { return hooks_.drive; }
 
 private:
   enum Lifecycle : int { kInit, kStarted, kStopping, kStopped };

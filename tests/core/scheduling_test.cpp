@@ -244,6 +244,24 @@ TEST_CASE("maximum delay does not overflow into firing") {
   CHECK(w.timer().stop().size() == 3);
 }
 
+// What a driver of a Drive::Manual timer (net::LoopWheel) sleeps until.
+TEST_CASE("nextTickTime is now before the start, then the next tick boundary after now") {
+  ManualWheel w(wheelOptions(10ms, 32));
+  CHECK(w.timer().drive() == Drive::Manual);
+  w.clock().advance(3ms);
+  CHECK(w.timer().nextTickTime() == w.now());  // not started: advance() would start it
+  w.start();                                   // tick 0 at the current time
+  CHECK(w.timer().nextTickTime() == w.tickTime(1));
+  w.clock().advance(9ms);
+  CHECK(w.timer().nextTickTime() == w.tickTime(1));
+  w.clock().advance(1ms);  // exactly on tick 1: the next one is tick 2
+  CHECK(w.timer().nextTickTime() == w.tickTime(2));
+  w.clock().advance(25ms);
+  CHECK(w.timer().nextTickTime() == w.tickTime(4));
+  HashedWheelTimer threaded(wheelOptions(10ms, 32));
+  CHECK(threaded.drive() == Drive::Thread);
+}
+
 TEST_CASE("maximum delay does not overflow on a clock far from zero") {
   auto clock =
       std::make_shared<ManualClock>(std::chrono::duration_cast<ns>(std::chrono::years(100)));

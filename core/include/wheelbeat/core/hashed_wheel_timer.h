@@ -133,6 +133,12 @@ public:
   // Thread: one at a time; that thread is the wheel thread for the duration of the call.
   std::size_t advance();
 
+  // When advance() next has a tick to process: the first tick boundary after now() (at most
+  // tickDuration() ahead), or now() itself before the timer started (advance() starts it). For
+  // a driver that calls advance() on its own schedule (net::LoopWheel). Thread: any.
+  [[nodiscard]] std::chrono::nanoseconds nextTickTime() const noexcept;
+  [[nodiscard]] Drive drive() const noexcept;
+
   // Timeouts scheduled and neither run nor cancelled. Exact: a cancel or expiry is reflected by
   // the time the call that caused it returns. Thread: any.
   [[nodiscard]] std::uint64_t pendingTimeouts() const noexcept;
