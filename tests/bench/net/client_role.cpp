@@ -15,6 +15,7 @@
 // heartbeat once, with no polling (a value equal to the last one recorded is a repeat: skipped).
 #include "net_bench.h"
 #include "proto.h"
+#include "role_wheel.h"
 #include "rtt_histogram.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -103,8 +104,10 @@ net::TcpClient::StateCallback countingState(ClientCounters& c) {
 struct ClientProcess {
   explicit ClientProcess(const BenchConfig& c)
       : config(c),
-        timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
+        timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)},
+              roleTimerHooks(c)),
         loop(fmt::format("bench-client{}", c.procIndex)),
+        loopWheel(roleLoopWheel(c, loop, timer)),
         metrics(std::make_shared<tasks::TaskMetrics>()),
         // Channel ids count from 1 per process: conns + slack covers every client's channel.
         listener(std::make_shared<RttListener>(static_cast<std::size_t>(c.conns) + 64)) {
@@ -160,11 +163,13 @@ struct ClientProcess {
       counters.shuttingDown = true;
     }
     clients.clear();  // each destructor closes its client (tasks cancelled, socket closed)
+    loopWheel.reset();
   }
 
   const BenchConfig& config;
   core::HashedWheelTimer timer;
   net::EventLoop loop;
+  std::unique_ptr<net::LoopWheel> loopWheel;  // --impl wheelbeat-loopwheel
   std::shared_ptr<tasks::TaskMetrics> metrics;
   std::shared_ptr<RttListener> listener;
   ClientCounters counters;

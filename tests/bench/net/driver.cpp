@@ -55,7 +55,7 @@ struct Children {
 };
 
 std::vector<std::string> commonArgs(const BenchConfig& c) {
-  return {"--impl",         c.impl == Impl::Raw ? "raw" : "wheelbeat",
+  return {"--impl",         c.impl == Impl::Raw ? "raw" : implName(c.impl),
           "--tick-ms",      std::to_string(c.tickMs),
           "--heartbeat-ms", std::to_string(c.heartbeatMs)};
 }
@@ -276,9 +276,9 @@ int report(const std::vector<Run>& runs, const Measurement& line) {
 // --rounds runs of each implementation, interleaved (raw-epoll, then wheelbeat, per round), so
 // that a drift of the machine over minutes reaches both alike; then one line per implementation.
 int runRounds(const BenchConfig& config) {
-  const std::vector<Impl> impls = config.impl == Impl::Both
-                                      ? std::vector<Impl>{Impl::Raw, Impl::Wheelbeat}
-                                      : std::vector<Impl>{config.impl};
+  const std::vector<Impl> impls =
+      config.impl == Impl::Both ? std::vector<Impl>{Impl::Raw, Impl::Wheelbeat, Impl::LoopWheel}
+                                : std::vector<Impl>{config.impl};
   std::vector<std::vector<Run>> runs(impls.size());
   std::int64_t timeWait = 0;  // left by this driver's runs: server-side, no ephemeral port held
   for (int round = 1; round <= config.rounds; ++round) {
@@ -298,12 +298,12 @@ int runRounds(const BenchConfig& config) {
     for (std::size_t k = 0; k < runs[i].size(); ++k) {
       const double cpu = cpuUsPerHeartbeat(runs[i][k].m);
       line.roundsCpuUsPerHeartbeat.push_back(cpu);
-      if (impls[i] == Impl::Wheelbeat && impls[0] == Impl::Raw) {
+      if (impls[i] != Impl::Raw && impls[0] == Impl::Raw) {
         const double raw = cpuUsPerHeartbeat(runs[0][k].m);
         line.roundsVsRaw.push_back(raw > 0 ? cpu / raw : 0);
       }
     }
-    if (impls[i] == Impl::Wheelbeat) line.rawCpuUsPerHeartbeat = rawCpu;
+    if (impls[i] != Impl::Raw) line.rawCpuUsPerHeartbeat = rawCpu;
     if (impls[i] == Impl::Raw) rawCpu = cpuUsPerHeartbeat(line);
     const int lineRc = report(runs[i], line);
     rc = rc != 0 ? rc : lineRc;

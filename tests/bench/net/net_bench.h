@@ -18,6 +18,8 @@
 // Two implementations of the roles, compared in one run by --impl both (the default):
 //   wheelbeat  each process runs one EventLoop and one shared HashedWheelTimer, with the
 //              library's per-connection heartbeat / reconnect / close-idle tasks: its model.
+//   wheelbeat-loopwheel  the same, each process's wheel driven by its loop (net::LoopWheel):
+//              one thread per process, as the floor's.
 //   raw-epoll  (--impl raw, raw_roles.cpp) the floor: the same sockets (loopback TCP, TCP_NODELAY,
 //              the same addresses), the same 17-byte Dubbo heartbeat frames on the same schedule
 //              (each connection once per heartbeat period, in bursts on the 100 ms ticks), and
@@ -34,10 +36,12 @@
 namespace wheelbeat::bench::netbench {
 
 enum class Scenario { H1, H2, D1, R1 };
-// Both: the driver runs Raw, then Wheelbeat. Children get Wheelbeat or Raw.
-enum class Impl { Wheelbeat, Raw, Both };
+// Both: the driver runs Raw, then Wheelbeat (H1 / H2: then LoopWheel too). Children get one of
+// the others. LoopWheel (H1 / H2 only): the library with each process's wheel advanced by its
+// event loop (net::LoopWheel, no wheel thread) instead of the wheel's own thread.
+enum class Impl { Wheelbeat, Raw, Both, LoopWheel };
 
-// "wheelbeat", "raw-epoll" (the JSON lines' "impl"), "both".
+// "wheelbeat", "raw-epoll" (the JSON lines' "impl"), "both", "wheelbeat-loopwheel".
 const char* implName(Impl impl);
 
 // R1 (r1.h): one case, `conns` connections with `depth` requests in flight on each.

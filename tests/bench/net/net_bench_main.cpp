@@ -22,7 +22,7 @@ namespace wheelbeat::bench::netbench {
 namespace {
 
 constexpr const char* kSynopsis =
-    "usage: wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N]\n"
+    "usage: wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl IMPL] [--conns N]\n"
     "                           [--window S] [--warmup S] [--rounds N] [--client-procs N]\n"
     "                           [--tick-ms MS] [--heartbeat-ms MS] [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
@@ -32,7 +32,8 @@ constexpr const char* kSynopsis =
 constexpr const char* kDescription =
     "  H1: 5000 connections, 5 s warm-up, 10 s window, 1 client process\n"
     "  H2: as many connections as the server process can hold, 20 s window, 4 client processes\n"
-    "  H1 / H2 with --impl both: 3 rounds (--rounds), each a raw-epoll run, then a wheelbeat run;\n"
+    "  H1 / H2 with --impl both: 3 rounds (--rounds), each a raw-epoll run, then a wheelbeat run,\n"
+    "      then a wheelbeat-loopwheel run;\n"
     "      each implementation's line is its median round (by CPU per heartbeat) and lists every\n"
     "      round's figure: the floor moves by up to ~20 % between runs minutes apart here\n"
     "  D1: the fixed idle rule against phi-accrual (Akka's defaults) at one heartbeat, under\n"
@@ -52,8 +53,11 @@ constexpr const char* kDescription =
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
-    "  --impl both (default): raw, then wheelbeat; the wheelbeat line adds\n"
-    "      raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (its CPU per heartbeat / raw's)\n"
+    "  --impl wheelbeat-loopwheel (H1 / H2): the same, each process's wheel advanced by its\n"
+    "      loop (net::LoopWheel) instead of a wheel thread: one thread per process\n"
+    "  --impl both (default): raw, then wheelbeat (H1 / H2: then wheelbeat-loopwheel); their\n"
+    "      lines add raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (CPU per heartbeat /\n"
+    "      raw's)\n"
     "One JSON line per implementation on stdout; progress on stderr. Exit status: 0 done, 1 a\n"
     "run or the self-check failed, 2 bad usage, 77 D1 without root or nftables.";
 
@@ -122,7 +126,7 @@ void addScenarioOptions(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_option("--impl", a.impl, "the implementations measured (see above)")
       ->type_name("IMPL")
-      ->check(wheelbeat::cli::oneOf({"wheelbeat", "raw", "both"}))
+      ->check(wheelbeat::cli::oneOf({"wheelbeat", "raw", "both", "wheelbeat-loopwheel"}))
       ->capture_default_str();
   app.add_option("--conns", c.conns, "connections (D1: per detector; H2: 0 = as many as it holds)")
       ->type_name("N")
@@ -227,7 +231,10 @@ BenchConfig configOf(Args a) {
                                     : Scenario::R1;
   c.r1Cases = parseR1Cases(a.cases);
   c.loops = parseR1Loops(a.loops);
-  c.impl = a.impl == "raw" ? Impl::Raw : (a.impl == "both" ? Impl::Both : Impl::Wheelbeat);
+  c.impl = a.impl == "raw"                   ? Impl::Raw
+           : a.impl == "both"                ? Impl::Both
+           : a.impl == "wheelbeat-loopwheel" ? Impl::LoopWheel
+                                             : Impl::Wheelbeat;
   applyDefaults(c);
   return c;
 }
@@ -256,6 +263,7 @@ const char* implName(Impl impl) {
     case Impl::Wheelbeat: return "wheelbeat";
     case Impl::Raw: return "raw-epoll";
     case Impl::Both: return "both";
+    case Impl::LoopWheel: return "wheelbeat-loopwheel";
   }
   return "?";
 }
@@ -263,6 +271,9 @@ const char* implName(Impl impl) {
 void applyDefaults(BenchConfig& c) {
   if (c.scenario == Scenario::D1 && c.rounds > 0) {
     throw std::invalid_argument(fmt::format("--rounds {}: for H1, H2 and R1 only", c.rounds));
+  }
+  if (c.impl == Impl::LoopWheel && (c.scenario == Scenario::D1 || c.scenario == Scenario::R1)) {
+    throw std::invalid_argument("--impl wheelbeat-loopwheel: for H1 and H2 only");
   }
   if (c.rounds < 0) c.rounds = c.impl == Impl::Both && !c.quick ? 3 : 1;
   if (c.scenario == Scenario::D1) {

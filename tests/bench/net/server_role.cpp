@@ -7,6 +7,7 @@
 // stdin: stop gracefully and exit 0.
 #include "net_bench.h"
 #include "proto.h"
+#include "role_wheel.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/tcp_server.h>
@@ -55,8 +56,10 @@ net::ServerOptions serverOptions(const BenchConfig& config, int index) {
 
 struct ServerProcess {
   explicit ServerProcess(const BenchConfig& c)
-      : timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
-        loop("bench-server") {
+      : timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)},
+              roleTimerHooks(c)),
+        loop("bench-server"),
+        loopWheel(roleLoopWheel(c, loop, timer)) {
     timer.start();
     // One listener per client process, each on its own loopback address (see listenAddress()),
     // all on the one loop and wheel: still one server process in the library's model.
@@ -90,6 +93,7 @@ struct ServerProcess {
 
   core::HashedWheelTimer timer;
   net::EventLoop loop;
+  std::unique_ptr<net::LoopWheel> loopWheel;  // --impl wheelbeat-loopwheel
   std::shared_ptr<ServerCounters> counters = std::make_shared<ServerCounters>();
   std::shared_ptr<tasks::TaskMetrics> metrics = std::make_shared<tasks::TaskMetrics>();
   std::vector<std::unique_ptr<net::TcpServer>> servers;
@@ -114,6 +118,7 @@ int serverMain(const BenchConfig& config) {
     reply(formatKv("stats", p.stats()));
   }
   for (auto& server : p.servers) server->stop();
+  p.loopWheel.reset();
   const int rc = p.loop.stop();
   p.timer.stop();
   return rc == 0 ? 0 : 1;
