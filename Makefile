@@ -141,7 +141,7 @@ demo: deps
 # to H1, H2 and D1, e.g. NET_ARGS=--quick), then R1, request / response against its raw-epoll
 # floor (R1_ARGS, e.g. R1_ARGS="--cases 64x16 --loops 1"), then D1, the failure detectors under
 # faults (D1_ARGS; needs root and nftables, else it says why and is skipped: exit code 77):
-# ~12 min in all.
+# ~25 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
 # build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
@@ -162,7 +162,7 @@ bench:
 	  echo "bench: no Netty baseline (build/bin/wheelbeat_netty_bench not built: javac or libnetty-java missing)" >&2; \
 	fi; \
 	for s in H1 H2; do \
-	  echo "bench: heartbeats at scale, $$s (three rounds of the floor and wheelbeat, ~1.5 min for H1, ~3 for H2)" >&2; \
+	  echo "bench: heartbeats at scale, $$s (three rounds of the floor, wheelbeat and wheelbeat-loopwheel, ~3.5 min for H1, ~6 for H2)" >&2; \
 	  ./build/bin/wheelbeat_net_bench --scenario $$s $(NET_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	done; \
 	echo "bench: request / response, R1 (three rounds, ~4 min; R1_ARGS)" >&2; \

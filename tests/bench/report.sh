@@ -70,10 +70,14 @@ EOF
 fi
 
 if [ -n "$hb" ]; then
-  # One row per scenario: H1 / H2, wheelbeat, raw-epoll floor.
+  # One row per scenario: H1 / H2, wheelbeat, raw-epoll floor, wheelbeat-loopwheel ("-": absent).
   printf '%s\n' "$hb" | awk -F'\t' '{v[$1, $2] = $3; s[$1] = 1}
-    END {for (k in s) printf "%s\t%s\t%s\n", k, v[k, "wheelbeat"], v[k, "raw-epoll"]}' \
+    END {for (k in s) {lw = v[k, "wheelbeat-loopwheel"];
+                       printf "%s\t%s\t%s\t%s\n", k, v[k, "wheelbeat"], v[k, "raw-epoll"], lw == "" ? "-" : lw}}' \
     | sort > "$out/heartbeat.tsv"
+  loopwheel=$(cut -f4 "$out/heartbeat.tsv" | grep -v '^-$' || true)
+  lwplot=""
+  [ -z "$loopwheel" ] || lwplot=', "" using 4 title "wheelbeat-loopwheel"'
   gnuplot <<EOF
 set terminal svg size 720,400 dynamic font "sans,12"
 set output "$out/heartbeat_cpu.svg"
@@ -85,7 +89,8 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key top left
 set grid ytics
-plot "$out/heartbeat.tsv" using 2:xtic(1) title "wheelbeat", "" using 3 title "raw-epoll floor"
+set datafile missing "-"
+plot "$out/heartbeat.tsv" using 2:xtic(1) title "wheelbeat", "" using 3 title "raw-epoll floor"$lwplot
 EOF
   charts+=("heartbeat_cpu.svg")
 fi
@@ -129,6 +134,15 @@ fi
     awk -F'\t' '{r = ($3 > 0) ? sprintf("%.2f", $2 / $3) : "-";
                  printf "| %s | %s | %s | %s |\n", $1, $2, $3, r}' "$out/heartbeat.tsv"
     echo
+    if [ -n "$loopwheel" ]; then
+      echo "Each process's wheel advanced by its loop (\`net::LoopWheel\`, no wheel thread):"
+      echo
+      echo "| scenario | wheelbeat-loopwheel µs | raw-epoll floor µs | ratio |"
+      echo "|---|---|---|---|"
+      awk -F'\t' '$4 != "-" {r = ($3 > 0) ? sprintf("%.2f", $4 / $3) : "-";
+                   printf "| %s | %s | %s | %s |\n", $1, $4, $3, r}' "$out/heartbeat.tsv"
+      echo
+    fi
     echo "![CPU per heartbeat](heartbeat_cpu.svg)"
   else
     echo "H1 / H2 are not in these results: no heartbeat chart."

@@ -27,6 +27,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace wheelbeat::bench::netbench {
@@ -107,11 +108,14 @@ struct ClientProcess {
         timer(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)},
               roleTimerHooks(c)),
         loop(fmt::format("bench-client{}", c.procIndex)),
-        loopWheel(roleLoopWheel(c, loop, timer)),
         metrics(std::make_shared<tasks::TaskMetrics>()),
         // Channel ids count from 1 per process: conns + slack covers every client's channel.
         listener(std::make_shared<RttListener>(static_cast<std::size_t>(c.conns) + 64)) {
+    // The wheel's ticks are start + k * tick: this process's phase, as the floor's client takes
+    // it for its timerfd (tickPhaseStart()). A start time chosen, not a wait for another thread.
+    std::this_thread::sleep_until(tickPhaseStart(c));
     timer.start();
+    loopWheel = roleLoopWheel(c, loop, timer);  // after the start: it would start the timer
     clients.reserve(static_cast<std::size_t>(c.conns));
   }
 

@@ -116,7 +116,8 @@ std::vector<Kv> startClients(Children& ch, const BenchConfig& config, std::int64
     auto args = commonArgs(config);
     args.insert(args.begin(), {"--role", "client", "--port",
                                std::to_string(kvAt(serverReady, fmt::format("port{}", i))),
-                               "--conns", std::to_string(n), "--proc-index", std::to_string(i)});
+                               "--conns", std::to_string(n), "--proc-index", std::to_string(i),
+                               "--client-procs", std::to_string(config.clientProcs)});
     ch.clients.push_back(std::make_unique<ChildProcess>(fmt::format("client {}", i), args));
   }
   for (auto& c : ch.clients) ready.push_back(parseKv(c->readLine(Clock::now() + 15s), "ready"));

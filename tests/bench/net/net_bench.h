@@ -29,6 +29,7 @@
 //              divided by it (cpu_per_heartbeat_vs_raw) is what the library adds on top.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +97,15 @@ void applyDefaults(BenchConfig& config);
 // destination: 20 000 connections to one address make every connect() scan for a free port
 // (__inet_hash_connect / __inet_check_established led the profile and starved the loops).
 std::string listenAddress(int index);
+
+// H1 / H2 client processes, both implementations: when client process procIndex starts its
+// ticks (the wheel's start, or the floor's first timerfd expiry). Process i ticks at i / P of a
+// tick (P = clientProcs) past the steady clock's tick grid, so the P processes' bursts are spread
+// over the tick as a fleet's are (each process's wheel starts when it does). Started together,
+// their wheels would tick in step and every tick's bursts would reach the server at once, while
+// the floor's clients, arming their timers only once connected, ticked apart: H2 compared a
+// worst case with a spread one (README, "Heartbeats at scale"). Never more than a tick ahead.
+std::chrono::steady_clock::time_point tickPhaseStart(const BenchConfig& config);
 
 int serverMain(const BenchConfig& config);
 int clientMain(const BenchConfig& config);

@@ -137,12 +137,17 @@ int connectResult(int fd) {
   return error;
 }
 
-UniqueFd periodicTimer(int periodMs) {
+UniqueFd periodicTimer(int periodMs, std::chrono::steady_clock::time_point first) {
   UniqueFd fd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
   if (!fd) throw sysError("timerfd_create");
   const timespec period{.tv_sec = periodMs / 1000, .tv_nsec = (periodMs % 1000) * 1'000'000L};
-  const itimerspec spec{.it_interval = period, .it_value = period};
-  if (::timerfd_settime(fd.get(), 0, &spec, nullptr) != 0) throw sysError("timerfd_settime");
+  // steady_clock is CLOCK_MONOTONIC (libstdc++): `first` is an absolute time on the timer's clock.
+  const auto ns = first.time_since_epoch().count();
+  const timespec at{.tv_sec = ns / 1'000'000'000, .tv_nsec = ns % 1'000'000'000};
+  const itimerspec spec{.it_interval = period, .it_value = at};
+  if (::timerfd_settime(fd.get(), TFD_TIMER_ABSTIME, &spec, nullptr) != 0) {
+    throw sysError("timerfd_settime");
+  }
   return fd;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -81,7 +82,7 @@ UniqueFd startConnect(const sockaddr_in& to);
 // The result of a connect() once the socket turned writable: 0 or an errno value.
 int connectResult(int fd);
 // A periodic CLOCK_MONOTONIC timerfd; fires every periodMs from now + periodMs.
-UniqueFd periodicTimer(int periodMs);
+UniqueFd periodicTimer(int periodMs, std::chrono::steady_clock::time_point first);
 // Expirations since the last call (0 if none).
 std::uint64_t readExpirations(int timerFd);
 

@@ -215,7 +215,7 @@ public:
   }
 
   void startHeartbeats() {
-    timer_ = raw::periodicTimer(config_.tickMs);
+    timer_ = raw::periodicTimer(config_.tickMs, tickPhaseStart(config_));
     epoll_.add(timer_.get(), EPOLLIN, Tag{Kind::Timer, 0});
   }
 
