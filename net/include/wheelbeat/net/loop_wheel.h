@@ -3,13 +3,14 @@
 //
 // Why
 //   By default the wheel has a thread of its own: it decides (a heartbeat is due) and queues, and
-//   the loop writes. Each heartbeat then crosses threads, and a process runs two threads for one
-//   job. On few cores shared by many processes that costs: H2 (one server, four client
-//   processes of 5 000 connections on 2 cores) measured 17.5-18.3 µs of CPU per heartbeat with a
-//   LoopWheel in every process against 19.1-21.3 µs with wheel threads, and a heartbeat RTT p50
-//   of 4.7-6.1 against 9.3-11.4 ms (README, "Heartbeats at scale"). Use it for a process, or a
-//   wheel, served by one loop; with an EventLoopGroup, keep the wheel's own thread (a wheel on
-//   one loop of the group would run every loop's tasks there).
+//   the loop writes. Each heartbeat then crosses threads (the channel's lock, its queue and its
+//   reference count change cores twice), and a process runs two threads for one job. With a
+//   LoopWheel, `wheelbeat_net_bench --scenario H1` / `H2` on 2 cores (2026-11-27, medians of
+//   three rounds, against the raw-epoll floor of the same rounds) measured H1 (5 000
+//   connections) at 16.9 against 18.2 µs of CPU per heartbeat with the wheel thread (1.09 and
+//   1.18 × the floor), H2 (four client processes) at 16.6 against 17.0 µs (1.07 and 1.10 ×).
+//   Use it for a process, or a wheel, served by one loop; with an EventLoopGroup keep the wheel's
+//   own thread (a wheel on one loop of the group would run every loop's tasks there).
 //
 // Use
 //     core::TimerHooks hooks;
