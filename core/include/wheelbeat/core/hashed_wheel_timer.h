@@ -64,7 +64,8 @@ struct WheelOptions {
 
 enum class Drive {
   Thread,  // the timer owns a worker thread, started on first use (Netty's model)
-  Manual,  // no thread: the owner calls advance() (tests with a ManualClock, or a foreign loop)
+  Manual,  // no thread: the owner calls advance() (tests with a ManualClock, or an event loop:
+           // net::LoopWheel)
 };
 
 struct TimerHooks {

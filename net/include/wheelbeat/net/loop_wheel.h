@@ -18,8 +18,9 @@
 //     core::HashedWheelTimer timer(core::WheelOptions{}, hooks);
 //     net::EventLoop loop;
 //     net::LoopWheel driver(loop, timer);  // before the first client or server uses the timer
-//   Destroy (or close()) the LoopWheel before the timer, and the timer's users before both, as
-//   usual; EventLoop::stop() also ends the driving.
+//   The loop and the timer must outlive the LoopWheel: destroy (or close()) it after the clients
+//   and servers that use the timer, before the timer and before the loop object.
+//   EventLoop::stop() also ends the driving.
 //
 // Timing
 //   The loop calls timer.advance() at every tick boundary of the timer's clock (one libuv timer,
