@@ -81,7 +81,8 @@ UniqueFd acceptOne(int listener);
 UniqueFd startConnect(const sockaddr_in& to);
 // The result of a connect() once the socket turned writable: 0 or an errno value.
 int connectResult(int fd);
-// A periodic CLOCK_MONOTONIC timerfd; fires every periodMs from now + periodMs.
+// A periodic CLOCK_MONOTONIC timerfd: fires at `first` (steady_clock is CLOCK_MONOTONIC), then
+// every periodMs.
 UniqueFd periodicTimer(int periodMs, std::chrono::steady_clock::time_point first);
 // Expirations since the last call (0 if none).
 std::uint64_t readExpirations(int timerFd);
