@@ -105,9 +105,11 @@ public:
   void onReadError(Stream& stream, NetError error) noexcept;
   [[nodiscard]] static CloseReason decodeFailure(Stream& stream) noexcept;
   bool onFrame(const FrameView& frame) override;
-  // Write path (loop): writes the whole outbox, directly when the socket takes it (the usual
-  // case), otherwise with one uv_write. A posted flush (postFlush()) passes `postedHold`: it
-  // receives the channel's self-reference when this was the last posted flush pending.
+  // Write path (loop): writes the whole outbox, then the frames this channel queued in its
+  // current read callback (if called inside one, or at its end), directly when the socket takes
+  // them (the usual case), otherwise with one uv_write. A posted flush (postFlush()) passes
+  // `postedHold`: it receives the channel's self-reference when this was the last posted flush
+  // pending.
   void flush(std::shared_ptr<ChannelCore>* postedHold = nullptr) noexcept;
   // Close path (loop): the stream's close callback (the socket is fully closed).
   virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
@@ -152,7 +154,13 @@ protected:
 
 private:
   template <typename Encode>
-  SendResult enqueue(std::size_t bytes, Encode&& encode);
+  SendResult enqueue(std::size_t bytes, Encode&& encode, bool readPathOk);
+  // The frames this channel queued in its current read callback (loop): taken by flush().
+  std::string* takeReadOutbox() noexcept;
+  bool flushReadAlone() noexcept;
+  void writeReadOutbox(std::string& frames, std::int64_t now) noexcept;
+  void appendReadOutbox(std::string& data, std::string& frames) noexcept;
+  static void clearReadOutbox(std::string& frames) noexcept;
   void dropOutbox() noexcept;
   void answerHeartbeat(std::uint64_t id) noexcept;
   void heartbeatAnswered(std::uint64_t id) noexcept;
@@ -170,14 +178,10 @@ private:
   [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
   std::size_t writeNow(char* data, std::size_t size, std::int64_t now) noexcept;
-  // A heartbeat frame that came alone: our request `id`, or the answer to the peer's request `id`.
-  struct AsideFrame {
-    std::uint64_t id = 0;
-    bool response = false;
-  };
-  void holdAside(AsideFrame frame) noexcept;  // under outMutex_, with nothing held aside yet
-  void writeHeartbeatAlone(AsideFrame frame, std::int64_t now) noexcept;
-  void appendAside(std::string& data, AsideFrame frame) noexcept;
+  // Our heartbeat request `id`, queued alone (see hasAside_).
+  void holdAside(std::uint64_t id) noexcept;  // under outMutex_, with nothing held aside yet
+  void writeHeartbeatAlone(std::uint64_t id, std::int64_t now) noexcept;
+  void appendAside(std::string& data, std::uint64_t id) noexcept;
   void writeQueued(std::string data) noexcept;
   static void onWritten(uv_write_t* req, int status) noexcept;
 
@@ -194,7 +198,13 @@ private:
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
-  std::int64_t heartbeatWrittenAt_ = 0;     // loop: the write of the last heartbeat request
+  // The last heartbeat request written (loop thread): id 0 once answered, or before the first.
+  struct WrittenHeartbeat {
+    std::uint64_t id = 0;
+    std::int64_t decidedAt = 0;  // sendHeartbeat()'s time
+    std::int64_t writtenAt = 0;  // the flush's
+  };
+  WrittenHeartbeat written_;
   std::atomic<std::int64_t> heartbeatRtt_{0};
   std::atomic<std::int64_t> heartbeatSendWait_{0};
   std::atomic<std::uint64_t> heartbeatId_{0};  // the last heartbeat request (under outMutex_)
@@ -220,9 +230,8 @@ private:
   int fd_ = -1;                   // the connected socket, for hasUnreadInput()
   bool heartbeatQueued_ = false;  // a heartbeat request to time waits for the flush
   // A heartbeat frame that came alone waits outside outbox_ (the flush writes it from a fixed
-  // array): our request asideId_, or (asideResponse_) the answer to the peer's request asideId_.
+  // array): our request asideId_.
   bool hasAside_ = false;
-  bool asideResponse_ = false;
   bool inRead_ = false;  // loop: inside onRead() (read only after an isLoopThread() check)
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any

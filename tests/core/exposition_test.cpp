@@ -8,9 +8,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <vector>
 
 using namespace wbtest;
 using wheelbeat::core::HistogramSnapshot;
@@ -97,6 +101,30 @@ TEST_CASE("bucket bounds are the documented ones") {
   CHECK(Hist::bucketOf(100us + 1ns) == 1);
   CHECK(Hist::bucketOf(10s) == kDurationBucketsSeconds.size() - 1);
   CHECK(Hist::bucketOf(10s + 1ns) == kHistogramBuckets - 1);
+}
+
+// bucketOf() looks up a table by bit width: checked against a plain search at every bound's
+// edges, every power of two's, and the extremes.
+TEST_CASE("bucketOf agrees with a search of the bounds at every edge") {
+  std::vector<std::int64_t> bounds;
+  for (const double b : kDurationBucketsSeconds) bounds.push_back(std::llround(b * 1e9));
+  auto expected = [&](std::int64_t v) {
+    return static_cast<std::size_t>(std::lower_bound(bounds.begin(), bounds.end(), v) -
+                                    bounds.begin());
+  };
+  std::vector<std::int64_t> values{0, 1, std::numeric_limits<std::int64_t>::max()};
+  for (const std::int64_t b : bounds) values.insert(values.end(), {b - 1, b, b + 1});
+  for (int k = 1; k < 63; ++k) {
+    const std::int64_t p = std::int64_t{1} << k;
+    values.insert(values.end(), {p - 1, p, p + 1});
+  }
+  std::size_t checked = 0;
+  for (const std::int64_t v : values) {
+    CAPTURE(v);
+    CHECK(Hist::bucketOf(std::chrono::nanoseconds(v)) == expected(v));
+    ++checked;
+  }
+  CHECK(checked == 3 + 3 * bounds.size() + 3 * 62);
 }
 
 TEST_CASE("a histogram counts a negative value as zero and estimates quantiles in buckets") {

@@ -35,9 +35,9 @@ TEST_CASE("heartbeat exchange between a wheelbeat client and server") {
   CHECK(client.closeReasons().at(0).kind == CloseKind::ClosedByOwner);
 }
 
-// The first answer of a read waits aside (no buffer); a second one in the same read goes to the
-// outbox and leaves first, with the aside one appended: both arrive, in one write.
-TEST_CASE("server answers every heartbeat of one read, the first one's answer last") {
+// The answers of one read wait in the loop's read buffer and leave at its end, in order (id 0
+// included: nothing treats it as "none"); the buffer is emptied for the next read.
+TEST_CASE("server answers every heartbeat of one read, in order") {
   Env env;
   Recorder server;
   TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
@@ -45,8 +45,8 @@ TEST_CASE("server answers every heartbeat of one read, the first one's answer la
   REQUIRE(raw.connect(srv.listen()));
   REQUIRE(raw.sendAll(heartbeatRequest(7) + heartbeatRequest(8) + heartbeatRequest(0)));
   CHECK(raw.recvExactly(3 * 17) ==
-        heartbeatResponse(8) + heartbeatResponse(0) + heartbeatResponse(7));
-  // Alone again: the aside slot was freed by that flush.
+        heartbeatResponse(7) + heartbeatResponse(8) + heartbeatResponse(0));
+  // Alone: nothing of the last read is written again.
   REQUIRE(raw.sendAll(heartbeatRequest(9)));
   CHECK(raw.recvExactly(17) == heartbeatResponse(9));
   CHECK(server.frameCount() == 0);
