@@ -131,16 +131,6 @@ void ChannelCore::stampBoth() noexcept {
 // Send path
 
 namespace {
-// Frames a channel queues inside its own read callback (answers, a pipelining client's next
-// requests) wait here for the flush at the read's end: loop thread only, and a thread runs one
-// read callback at a time, so one buffer per thread serves every channel of its loop with no
-// lock (R1's server took the channel's send lock once per response before) and no allocation
-// once warm. `owner` is the channel whose frames it holds.
-struct ReadOutbox {
-  std::string data;
-  const void* owner = nullptr;
-};
-thread_local ReadOutbox tlReadOutbox;
 constexpr std::size_t kReadOutboxKeepUpTo = std::size_t{64} << 10;
 }  // namespace
 
@@ -156,14 +146,15 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode, bool readPat
   // Inside a read callback the read path flushes once at its end (answers leave in one write),
   // and counts the read's frames once: the counters are the process's, shared by every loop.
   const bool inRead = loop_.isLoopThread() && inRead_;
-  if (inRead && readPathOk && (tlReadOutbox.owner == nullptr || tlReadOutbox.owner == this)) {
+  ReadOutbox* box = inRead && readPathOk ? &readOutbox(loop_.native()) : nullptr;
+  if (box != nullptr && (box->owner == nullptr || box->owner == this)) {
     try {
-      encode(tlReadOutbox.data);
+      encode(box->data);
     } catch (...) {
       queued_.fetch_sub(bytes, std::memory_order_acq_rel);
       throw;
     }
-    tlReadOutbox.owner = this;
+    box->owner = this;
     ++framesOutInRead_;
     return SendResult::Queued;
   }
@@ -348,12 +339,13 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
 // queues meanwhile finds the outbox empty and posts a flush of its own; one counted by this
 // thread (a heartbeat queued inside the read) shows in queued_. False: the full flush is needed.
 bool ChannelCore::flushReadAlone() noexcept {
-  std::string& frames = tlReadOutbox.data;
-  if (tlReadOutbox.owner != this || frames.empty() ||
+  ReadOutbox& box = readOutbox(loop_.native());
+  std::string& frames = box.data;
+  if (box.owner != this || frames.empty() ||
       queued_.load(std::memory_order_acquire) != frames.size()) {
     return false;
   }
-  tlReadOutbox.owner = nullptr;
+  box.owner = nullptr;
   if (stream_ == nullptr || stream_->isClosing()) {
     queued_.fetch_sub(frames.size(), std::memory_order_acq_rel);
     clearReadOutbox(frames);
@@ -365,9 +357,10 @@ bool ChannelCore::flushReadAlone() noexcept {
 
 // This channel's frames queued in its read callback (null if none), to be written now.
 std::string* ChannelCore::takeReadOutbox() noexcept {
-  if (tlReadOutbox.owner != this) return nullptr;
-  tlReadOutbox.owner = nullptr;
-  return tlReadOutbox.data.empty() ? nullptr : &tlReadOutbox.data;
+  ReadOutbox& box = readOutbox(loop_.native());
+  if (box.owner != this) return nullptr;
+  box.owner = nullptr;
+  return box.data.empty() ? nullptr : &box.data;
 }
 
 void ChannelCore::writeReadOutbox(std::string& frames, std::int64_t now) noexcept {

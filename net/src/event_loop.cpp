@@ -27,6 +27,11 @@ using core::LogLevel;
 namespace {
 // Posted functions run per poll of the loop (runBatch()). Measured on H1 (README).
 constexpr std::size_t kPostedPerPoll = 32;
+
+// A counter with one writer: a plain add, published for readers on other threads.
+void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
 }  // namespace
 
 using core::LogLevel;
@@ -62,11 +67,13 @@ public:
   int closeResult = 0;
   std::atomic<bool> stopped{false};
 
+  // Written by the loop thread alone (bump(): no locked instruction per posted function).
   std::atomic<std::uint64_t> wakeups{0};
   std::atomic<std::uint64_t> tasksRun{0};
   std::atomic<std::uint64_t> taskErrors{0};
   std::unique_ptr<char[]> readBuffer{new char[detail::kReadBufferSize]};
   PartialFrameBudget partialBudget;       // loop thread
+  detail::ReadOutbox readOutbox;          // loop thread
   detail::LoopHandle* handles = nullptr;  // registered open handles (loop thread)
   bool shutdownBegun = false;             // loop thread
 };
@@ -156,13 +163,14 @@ bool EventLoop::Impl::takeQueue() noexcept {
     running.swap(queue);
     // A hand-over: everything posted since the last one. The loop's own resumptions between
     // shares of a batch are not counted.
-    if (!running.empty()) wakeups.fetch_add(1, std::memory_order_relaxed);
+    if (!running.empty()) bump(wakeups);
   }
   return stopping;
 }
 
 void EventLoop::Impl::runSome(std::size_t limit) noexcept {
-  for (std::size_t end = std::min(running.size(), next + limit); next < end; ++next) {
+  const std::size_t first = next;
+  for (const std::size_t end = std::min(running.size(), next + limit); next < end; ++next) {
     try {
       running[next]();
     } catch (const std::exception& e) {
@@ -172,8 +180,8 @@ void EventLoop::Impl::runSome(std::size_t limit) noexcept {
       taskErrors.fetch_add(1, std::memory_order_relaxed);
       log(LogLevel::Error, "event loop '{}': a posted function threw", name);
     }
-    tasksRun.fetch_add(1, std::memory_order_relaxed);
   }
+  bump(tasksRun, next - first);
 }
 
 bool EventLoop::Impl::queued() noexcept {
@@ -353,6 +361,7 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept {
 char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(); }
 
 PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept { return implOf(loop).partialBudget; }
+ReadOutbox& readOutbox(uv_loop_t* loop) noexcept { return implOf(loop).readOutbox; }
 
 }  // namespace detail
 }  // namespace wheelbeat::net

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include <cstddef>
+#include <string>
 
 namespace wheelbeat::net::detail {
 
@@ -52,6 +53,16 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept;
 
 // The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
 [[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;
+// Frames a channel queues inside its own read callback (answers, a pipelining client's next
+// requests) wait here for the flush at the read's end (ChannelCore::flush()): a loop runs one read
+// callback at a time, so one buffer per loop serves all its channels with no lock (R1's server
+// took the channel's send lock once per response before) and no allocation once warm. `owner`:
+// the channel whose frames it holds (null: none). Loop thread only.
+struct ReadOutbox {
+  std::string data;
+  const void* owner = nullptr;
+};
+[[nodiscard]] ReadOutbox& readOutbox(uv_loop_t* loop) noexcept;
 // The loop's budget for split frames (LoopOptions::maxPartialBytes), shared by the decoders of
 // every channel on it. Loop thread only.
 [[nodiscard]] PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept;

@@ -68,8 +68,8 @@ public:
   int stop();
 
   // Wake-ups that took posted work (each takes everything posted since the previous one; the
-  // loop's own resumptions between shares are not counted), functions run, and functions that
-  // threw, so far.
+  // loop's own resumptions between shares are not counted), functions run (added once per share
+  // of at most 32, when it is over), and functions that threw, so far. Thread: any.
   [[nodiscard]] std::uint64_t wakeups() const noexcept;
   [[nodiscard]] std::uint64_t tasksRun() const noexcept;
   [[nodiscard]] std::uint64_t taskErrors() const noexcept;
