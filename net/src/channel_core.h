@@ -54,7 +54,8 @@ void logDebug(const tasks::Channel& channel, fmt::format_string<Args...> format,
 
 class ChannelCore : public Channel,
                     public FrameSink,
-                    public std::enable_shared_from_this<ChannelCore> {
+                    public std::enable_shared_from_this<ChannelCore>,
+                    private LoopNode {
 public:
   explicit ChannelCore(const ChannelConfig& config);
   ~ChannelCore() override;
@@ -171,10 +172,11 @@ private:
   RequestTracker* tracker(bool create);
   // After a flush wrote `data` whole (loop): hands it back to the outbox, or frees it.
   void reuseBuffer(std::string&& data) noexcept;
-  // Posts a flush that keeps this channel alive until it ran (postedFlushes_ counted already).
+  // Posts a flush that keeps this channel alive until it ran (flushPosted_ and flushHold_ set
+  // already).
   void postFlush() noexcept;
-  // One posted flush is running (or was refused): the hold when it was the last one pending,
-  // else null. Under outMutex_.
+  static void runPostedFlush(LoopNode* node) noexcept;
+  // The posted flush is running (or was refused): no longer posted; the hold. Under outMutex_.
   [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
   std::size_t writeNow(char* data, std::size_t size, std::int64_t now) noexcept;
@@ -221,8 +223,9 @@ private:
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
   std::uint64_t asideId_ = 0;           // see hasAside_
-  // Posted flushes not run yet, and while there are any, this channel (postFlush()).
-  std::uint32_t postedFlushes_ = 0;
+  // A posted flush has not run yet (the channel is in its loop's list), and meanwhile this
+  // channel (postFlush()).
+  bool flushPosted_ = false;
   std::shared_ptr<ChannelCore> flushHold_;
   // Created by the first request() (under the lock), owned, never replaced, deleted with the
   // channel: the request and response paths read it without the lock.

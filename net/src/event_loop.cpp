@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <exception>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -28,6 +29,10 @@ namespace {
 // Posted functions run per poll of the loop (runBatch()). Measured on H1 (README).
 constexpr std::size_t kPostedPerPoll = 32;
 
+// postNode()'s list once the loop is stopping: never a node's address (nor null).
+detail::LoopNode kClosedNodesMark;
+detail::LoopNode* const kClosedNodes = &kClosedNodesMark;
+
 // A counter with one writer: a plain add, published for readers on other threads.
 void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
@@ -41,6 +46,12 @@ public:
   Impl(std::string name, const LoopOptions& options);
   void threadMain();
   bool post(std::function<void()>&& fn);
+  bool postNode(detail::LoopNode* node) noexcept;
+  void takeNodes() noexcept;
+  std::size_t runNodes(std::size_t limit) noexcept;
+  [[nodiscard]] bool batchDone() const noexcept {
+    return next == running.size() && nodesTaken == nullptr;
+  }
   int stop();
   static void onAsync(uv_async_t* async) noexcept;
   void runBatch() noexcept;
@@ -61,6 +72,9 @@ public:
   bool stopping = false;
   std::vector<std::function<void()>> running;  // loop thread: the batch being run
   std::size_t next = 0;                        // loop thread: running[next] runs next
+  // postNode()'s list, newest first; kClosedNodes once the loop is stopping (pushes refused).
+  std::atomic<detail::LoopNode*> nodes{nullptr};
+  detail::LoopNode* nodesTaken = nullptr;  // loop thread: the batch's nodes, oldest first
 
   std::mutex stopMutex;  // one stop() at a time; guards joined / closeResult
   bool joined = false;
@@ -115,6 +129,22 @@ bool EventLoop::Impl::post(std::function<void()>&& fn) {
   return true;
 }
 
+// A push is one compare-and-swap; only the push that finds the list empty wakes the loop, under
+// the lock (as post(): the async is never sent once the loop saw `stopping`).
+bool EventLoop::Impl::postNode(detail::LoopNode* node) noexcept {
+  detail::LoopNode* head = nodes.load(std::memory_order_relaxed);
+  do {
+    if (head == kClosedNodes) return false;
+    node->nextNode = head;
+  } while (!nodes.compare_exchange_weak(head, node, std::memory_order_release,
+                                        std::memory_order_relaxed));
+  if (head == nullptr) {
+    std::lock_guard lock(mutex);
+    if (!stopping) uv_async_send(&async);
+  }
+  return true;
+}
+
 void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
   auto* self = static_cast<Impl*>(async->data);
   self->runBatch();
@@ -136,7 +166,7 @@ void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
 void EventLoop::Impl::runBatch() noexcept {
   if (!takeQueue()) {
     runSome(kPostedPerPoll);
-    const bool rest = next < running.size();
+    const bool rest = !batchDone();
     if (!rest) dropRan();
     // The rest after the poll (the handle is open: not stopping). Also when the batch is done
     // but more was posted meanwhile: that post's wake-up found the async pending already and was
@@ -146,31 +176,65 @@ void EventLoop::Impl::runBatch() noexcept {
   }
   // Stopping: drain without bounds until nothing was accepted before `stopping`.
   do {
-    runSome(running.size());
-    const bool ranSome = !running.empty();
+    const bool ranSome = !running.empty() || nodesTaken != nullptr;
+    runSome(std::numeric_limits<std::size_t>::max());
     dropRan();
     if (!ranSome) break;
   } while (takeQueue());
   beginShutdown();
 }
 
-// Takes the queue if the last batch is done; returns `stopping`.
+// Takes the queue and the nodes if the last batch is done; returns `stopping`.
 bool EventLoop::Impl::takeQueue() noexcept {
   std::lock_guard lock(mutex);
-  if (next == running.size()) {
+  if (batchDone()) {
     running.clear();  // empty already (dropRan): keeps its capacity
     next = 0;
     running.swap(queue);
+    // After the queue: a node pushed before a function was posted is in this hand-over too.
+    takeNodes();
     // A hand-over: everything posted since the last one. The loop's own resumptions between
     // shares of a batch are not counted.
-    if (!running.empty()) bump(wakeups);
+    if (!running.empty() || nodesTaken != nullptr) bump(wakeups);
   }
   return stopping;
 }
 
+// Under the lock. Once stopping, the list is closed: what was pushed before is run, nothing after.
+void EventLoop::Impl::takeNodes() noexcept {
+  detail::LoopNode* taken =
+      nodes.exchange(stopping ? kClosedNodes : nullptr, std::memory_order_acquire);
+  if (taken == kClosedNodes) taken = nullptr;
+  detail::LoopNode* oldestFirst = nullptr;
+  while (taken != nullptr) {
+    detail::LoopNode* older = taken->nextNode;
+    taken->nextNode = oldestFirst;
+    oldestFirst = taken;
+    taken = older;
+  }
+  nodesTaken = oldestFirst;
+}
+
+// Runs up to `limit` taken nodes; returns how many ran. A node may be pushed again from its own
+// run (its link is read first).
+std::size_t EventLoop::Impl::runNodes(std::size_t limit) noexcept {
+  std::size_t ran = 0;
+  while (ran < limit && nodesTaken != nullptr) {
+    detail::LoopNode* node = std::exchange(nodesTaken, nodesTaken->nextNode);
+    node->nextNode = nullptr;
+    node->runNode(node);
+    ++ran;
+  }
+  return ran;
+}
+
+// The batch's nodes first, then its functions: at most `limit` in all.
 void EventLoop::Impl::runSome(std::size_t limit) noexcept {
+  const std::size_t nodesRan = runNodes(limit);
+  limit -= nodesRan;
   const std::size_t first = next;
-  for (const std::size_t end = std::min(running.size(), next + limit); next < end; ++next) {
+  const std::size_t end = running.size() - next <= limit ? running.size() : next + limit;
+  for (; next < end; ++next) {
     try {
       running[next]();
     } catch (const std::exception& e) {
@@ -181,12 +245,13 @@ void EventLoop::Impl::runSome(std::size_t limit) noexcept {
       log(LogLevel::Error, "event loop '{}': a posted function threw", name);
     }
   }
-  bump(tasksRun, next - first);
+  bump(tasksRun, nodesRan + (next - first));
 }
 
 bool EventLoop::Impl::queued() noexcept {
   std::lock_guard lock(mutex);
-  return !queue.empty();
+  const detail::LoopNode* head = nodes.load(std::memory_order_relaxed);
+  return !queue.empty() || (head != nullptr && head != kClosedNodes);
 }
 
 // Destroys the closures of a finished batch (and what they captured) on the loop thread,
@@ -362,6 +427,7 @@ char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(
 
 PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept { return implOf(loop).partialBudget; }
 ReadOutbox& readOutbox(uv_loop_t* loop) noexcept { return implOf(loop).readOutbox; }
+bool postNode(uv_loop_t* loop, LoopNode* node) noexcept { return implOf(loop).postNode(node); }
 
 }  // namespace detail
 }  // namespace wheelbeat::net

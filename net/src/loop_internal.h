@@ -53,6 +53,19 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept;
 
 // The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
 [[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;
+// Work posted without a closure: an object that embeds the node (a channel's flush) and is run
+// by `runNode(node)` on the loop thread. A node is in at most one loop's list at a time, and its
+// owner keeps it alive until it ran. postNode() pushes it on a lock-free list (one
+// compare-and-swap; the first push since the loop took the list wakes the loop, under its lock);
+// the loop runs the list in push order, before the functions post() accepted in the same hand-over,
+// so a node pushed before a post() on the same thread runs before that function. Returns false (the
+// node is not taken) once the loop is stopping. Thread: any.
+struct LoopNode {
+  LoopNode* nextNode = nullptr;
+  void (*runNode)(LoopNode* node) noexcept = nullptr;
+};
+[[nodiscard]] bool postNode(uv_loop_t* loop, LoopNode* node) noexcept;
+
 // Frames a channel queues inside its own read callback (answers, a pipelining client's next
 // requests) wait here for the flush at the read's end (ChannelCore::flush()): a loop runs one read
 // callback at a time, so one buffer per loop serves all its channels with no lock (R1's server

@@ -1,6 +1,12 @@
 // Application frames: round trips, the request/response helper (response, timeout, close fails
-// pending), frames split across many writes, a garbage peer cut off alone, the send-queue bound.
+// pending), frames split across many writes, a garbage peer cut off alone, the send-queue bound,
+// and the hand-over of writes from another thread (ordered before a later post, one wake-up).
 #include "support.h"
+
+#include <algorithm>
+#include <future>
+#include <memory>
+#include <vector>
 
 namespace wbnet {
 
@@ -27,6 +33,56 @@ TEST_CASE("application frames round trip in order") {
   REQUIRE(waitFor([&] { return client.frameCount() == 100; }));
   std::lock_guard lock(client.mutex);
   for (std::size_t i = 0; i < 100; ++i) CHECK(client.frames[i] == fmt::format("m{}!", i));
+}
+
+// A send from another thread hands its write to the loop without a closure (EventLoop's node
+// list): a frame queued before a post() is written before the posted function runs, and the
+// writes of 200 channels' frames sent while the loop is busy take one hand-over with it.
+TEST_CASE("frames sent from another thread are written before a later post runs") {
+  Env env;
+  Recorder server;
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  const auto port = srv.listen();
+  constexpr int kClients = 200;
+  ClientOptions options = clientOptions(port);
+  options.heartbeat.interval = 10s;  // no heartbeat queued while the test counts
+  std::vector<std::unique_ptr<TcpClient>> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.push_back(std::make_unique<TcpClient>(env.loop, env.timer, options));
+    clients.back()->start();
+  }
+  REQUIRE(waitFor([&] {
+    return std::all_of(clients.begin(), clients.end(),
+                       [](const auto& c) { return c->state() == ClientState::Connected; });
+  }));
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  REQUIRE(env.loop.post([&entered, released] {  // the loop is busy meanwhile
+    entered.set_value();
+    released.wait();
+  }));
+  REQUIRE(entered.get_future().wait_for(5s) == std::future_status::ready);
+  // From here on nothing may end the test before the loop is released: CHECK, not REQUIRE.
+  const std::uint64_t wakeupsBefore = env.loop.wakeups();
+  for (int i = 0; i < kClients; ++i) {
+    CHECK(clients[static_cast<std::size_t>(i)]->channel().send(
+              kOneWay, 0, static_cast<std::uint64_t>(i), "x") == SendResult::Queued);
+  }
+  std::size_t queuedAtCall = 0;
+  std::uint64_t wakeupsAtCall = 0;
+  std::promise<void> called;
+  const bool posted = env.loop.post([&] {
+    for (const auto& c : clients) queuedAtCall += c->channel().queuedBytes();
+    wakeupsAtCall = env.loop.wakeups();
+    called.set_value();
+  });
+  release.set_value();
+  REQUIRE(posted);
+  REQUIRE(called.get_future().wait_for(5s) == std::future_status::ready);
+  CHECK(queuedAtCall == 0);
+  CHECK(wakeupsAtCall - wakeupsBefore == 1);  // the 200 writes and the call, in one hand-over
+  REQUIRE(waitFor([&] { return server.frameCount() == kClients; }));
 }
 
 TEST_CASE("a client can send from the state callback that announces Connected") {

@@ -211,7 +211,11 @@ TEST_CASE("connectivity: gRPC states with a reason for every transition") {
   Env env;
   DelayedServer s(env, 0ms);
   const auto port = s.server.listen();
-  TcpClient client(env.loop, env.timer, clientOptions(port));
+  // Heartbeats far apart: one that crossed the server's close (100 ms after READONLY) would
+  // reach a socket closed with unread input, which the kernel resets (ECONNRESET, not EOF).
+  ClientOptions options = clientOptions(port);
+  options.heartbeat.interval = 2s;
+  TcpClient client(env.loop, env.timer, options);
   std::mutex mutex;
   std::vector<ConnectivityChange> changes;
   client.onConnectivity([&](const ConnectivityChange& c) {

@@ -7,6 +7,10 @@
 //   handed over by one wheel tick cost one wake-up, not 5 000. The loop runs them in shares of
 //   32 and polls I/O between shares (without sleeping), so a burst of writes never holds up the
 //   reads of their answers, nor any other socket, until the whole burst is out.
+//   A channel's send from another thread hands its write over without a closure (one
+//   compare-and-swap on a list of the loop's; 5 000 heartbeats of a tick take one wake-up too).
+//   Those writes run first in each wake-up: a frame queued before post(fn) is written before fn
+//   runs; one queued after it may be written before fn runs as well.
 //
 // Shutdown
 //   stop() refuses further posts, runs what was already posted, closes every handle still open
