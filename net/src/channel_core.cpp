@@ -59,6 +59,10 @@ namespace detail {
 namespace {
 
 std::atomic<std::uint64_t> nextChannelId{1};
+// Ids of the READONLY events sent, shared by every channel of the process (an id need only be
+// unique on its connection; READONLY goes out once per connection at a server's shutdown): a
+// counter per channel cost every connection 8 bytes.
+std::atomic<std::uint64_t> nextReadOnlyEventId{1};
 constexpr std::size_t kHeartbeatFrameBytes = kHeartbeatFrameSize;  // codec.h
 
 // One uv_write: the bytes stay alive until libuv's write callback.
@@ -71,8 +75,7 @@ struct WriteReq {
 }  // namespace
 
 ChannelCore::ChannelCore(const ChannelConfig& config)
-    : LoopNode{nullptr, &ChannelCore::runPostedFlush},
-      loop_(config.loop),
+    : loop_(config.loop),
       timer_(config.timer),
       handler_(config.handler),
       codec_(config.codec),
@@ -180,18 +183,18 @@ SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode, bool readPat
   return SendResult::Queued;
 }
 
-// The channel is its own loop node (loop_internal.h): posting a flush is one compare-and-swap on
+// The channel is its own flush node (loop_internal.h): posting a flush is one compare-and-swap on
 // the loop's list, with no closure to build, queue under the loop's lock, call and destroy (~130
 // instructions per heartbeat on H1's client). flushHold_ keeps the channel alive until the posted
 // flush ran; the loop runs every node it accepted, also while stopping.
 void ChannelCore::postFlush() noexcept {
-  if (postNode(loop_.native(), this)) return;
+  if (postFlushNode(loop_.native(), this)) return;
   std::shared_ptr<ChannelCore> hold;  // released here, after the lock: nothing will run that flush
   std::lock_guard lock(outMutex_);
   hold = takeFlushHold();
 }
 
-void ChannelCore::runPostedFlush(LoopNode* node) noexcept {
+void runFlushNode(FlushNode* node) noexcept {
   std::shared_ptr<ChannelCore> hold;  // alive until the flush returns
   static_cast<ChannelCore*>(node)->flush(&hold);
 }
@@ -223,7 +226,7 @@ void ChannelCore::answeredOne() noexcept {
 }
 
 SendResult ChannelCore::sendReadOnly() noexcept {
-  const std::uint64_t eventId = eventIds_.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::uint64_t eventId = nextReadOnlyEventId.fetch_add(1, std::memory_order_relaxed);
   return enqueue(
       kReadOnlyFrameBytes, [eventId](std::string& out) { encodeReadOnlyEvent(out, eventId); },
       true);
@@ -289,17 +292,14 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
   if (postedHold == nullptr && flushReadAlone()) return;
   std::string data;
   std::optional<std::uint64_t> aside;  // the id of our heartbeat held aside
-  std::optional<WrittenHeartbeat> heartbeat;
+  std::optional<std::int64_t> heartbeatDecidedAt;
   {
     std::lock_guard lock(outMutex_);
     // A posted flush counts itself out in the same critical section that takes the outbox.
     if (postedHold != nullptr) *postedHold = takeFlushHold();
     // A heartbeat alone leaves the outbox empty: no swap (~40 instructions per heartbeat).
     if (!outbox_.empty()) data.swap(outbox_);
-    if (std::exchange(heartbeatQueued_, false)) {
-      heartbeat =
-          WrittenHeartbeat{heartbeatId_.load(std::memory_order_relaxed), heartbeatQueuedAt_, 0};
-    }
+    if (std::exchange(heartbeatQueued_, false)) heartbeatDecidedAt = heartbeatQueuedAt_;
     if (std::exchange(hasAside_, false)) aside = asideId_;
   }
   std::string* fromRead = takeReadOutbox();
@@ -314,9 +314,10 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
   // One clock read stamps both the write (lastWrite_) and a heartbeat's start: its round trip
   // starts here (behind libuv's queue, if any, it leaves in order).
   const std::int64_t now = timer_.now().count();
-  if (heartbeat) {
-    heartbeat->writtenAt = now;
-    written_ = *heartbeat;
+  if (heartbeatDecidedAt) {
+    heartbeatWrittenAt_ = now;
+    heartbeatWriteWait_ = now - *heartbeatDecidedAt;
+    heartbeatTimed_ = false;
   }
   if (fromRead != nullptr) {
     // The usual case of a read's end: only the read's frames, written from its buffer.
@@ -621,15 +622,16 @@ void ChannelCore::answerHeartbeat(std::uint64_t id) noexcept {
   }
 }
 
-// Matched against the last heartbeat written, which the loop keeps for itself (no lock here):
-// an answer to an older one, or to none of ours, is not timed.
+// Without the send lock: only the last heartbeat queued is timed (an answer to an older one, or
+// to none of ours, is not), and the peer can only answer it once it was written, by this loop,
+// which stamped its write. Timed once.
 void ChannelCore::heartbeatAnswered(std::uint64_t id) noexcept {
-  if (id != written_.id || id == 0) return;
+  if (heartbeatTimed_ || id != heartbeatId_.load(std::memory_order_relaxed)) return;
+  heartbeatTimed_ = true;
   // lastRead_: stamped by the read that brought the answer (this callback; the loop writes it).
-  const std::int64_t rtt = lastRead_.load(std::memory_order_relaxed) - written_.writtenAt;
-  written_.id = 0;  // timed once
+  const std::int64_t rtt = lastRead_.load(std::memory_order_relaxed) - heartbeatWrittenAt_;
   heartbeatRtt_.store(rtt, std::memory_order_relaxed);
-  heartbeatSendWait_.store(written_.writtenAt - written_.decidedAt, std::memory_order_relaxed);
+  heartbeatSendWait_.store(heartbeatWriteWait_, std::memory_order_relaxed);
   metrics_->heartbeatRtt.record(std::chrono::nanoseconds(rtt));
   logDebug(*this, "heartbeat {} answered in {}", id, core::human(std::chrono::nanoseconds(rtt)));
 }

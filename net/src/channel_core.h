@@ -55,7 +55,7 @@ void logDebug(const tasks::Channel& channel, fmt::format_string<Args...> format,
 class ChannelCore : public Channel,
                     public FrameSink,
                     public std::enable_shared_from_this<ChannelCore>,
-                    private LoopNode {
+                    public FlushNode {
 public:
   explicit ChannelCore(const ChannelConfig& config);
   ~ChannelCore() override;
@@ -175,7 +175,6 @@ private:
   // Posts a flush that keeps this channel alive until it ran (flushPosted_ and flushHold_ set
   // already).
   void postFlush() noexcept;
-  static void runPostedFlush(LoopNode* node) noexcept;
   // The posted flush is running (or was refused): no longer posted; the hold. Under outMutex_.
   [[nodiscard]] std::shared_ptr<ChannelCore> takeFlushHold() noexcept;
   // Writes what the socket takes now; returns how many bytes are left (see the definition).
@@ -200,32 +199,27 @@ private:
 
   std::atomic<std::int64_t> lastRead_{0};   // ns on the timer's clock
   std::atomic<std::int64_t> lastWrite_{0};  // ns on the timer's clock
-  // The last heartbeat request written (loop thread): id 0 once answered, or before the first.
-  struct WrittenHeartbeat {
-    std::uint64_t id = 0;
-    std::int64_t decidedAt = 0;  // sendHeartbeat()'s time
-    std::int64_t writtenAt = 0;  // the flush's
-  };
-  WrittenHeartbeat written_;
+  // Loop: the write of the last heartbeat request (heartbeatId_'s, once written) and how long it
+  // waited from sendHeartbeat() to that write.
+  std::int64_t heartbeatWrittenAt_ = 0;
+  std::int64_t heartbeatWriteWait_ = 0;
   std::atomic<std::int64_t> heartbeatRtt_{0};
   std::atomic<std::int64_t> heartbeatSendWait_{0};
   std::atomic<std::uint64_t> heartbeatId_{0};  // the last heartbeat request (under outMutex_)
   std::atomic<std::uint64_t> answered_{0};
-  std::atomic<std::uint64_t> eventIds_{0};  // ids of READONLY events sent
   std::atomic<std::int64_t> unanswered_{0};
   std::atomic<std::size_t> queued_{0};  // accepted by send(), not yet written
   std::atomic<bool> readOnly_{false};
   std::atomic<bool> connected_{false};
   std::atomic<bool> closed_{false};
+  bool heartbeatTimed_ = true;  // loop: the last heartbeat written was answered (or none was)
 
   mutable std::mutex outMutex_;  // guards outbox_, heartbeat*_, *aside*_, the flush hold, fd_,
                                  // tracker_'s creation
   std::string outbox_;           // whole frames not yet handed to uv_write
   std::int64_t heartbeatQueuedAt_ = 0;  // sendHeartbeat()'s time of heartbeat heartbeatId_
   std::uint64_t asideId_ = 0;           // see hasAside_
-  // A posted flush has not run yet (the channel is in its loop's list), and meanwhile this
-  // channel (postFlush()).
-  bool flushPosted_ = false;
+  // While a posted flush has not run (flushPosted_), this channel (postFlush()).
   std::shared_ptr<ChannelCore> flushHold_;
   // Created by the first request() (under the lock), owned, never replaced, deleted with the
   // channel: the request and response paths read it without the lock.
@@ -235,7 +229,8 @@ private:
   // A heartbeat frame that came alone waits outside outbox_ (the flush writes it from a fixed
   // array): our request asideId_.
   bool hasAside_ = false;
-  bool inRead_ = false;  // loop: inside onRead() (read only after an isLoopThread() check)
+  bool flushPosted_ = false;  // the channel is in its loop's list of flushes (postFlush())
+  bool inRead_ = false;       // loop: inside onRead() (read only after an isLoopThread() check)
 
   Stream* stream_ = nullptr;  // loop: the open connection, if any
   // Loop: frames in and out during the current read, added to the metrics at its end.

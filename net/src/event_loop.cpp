@@ -29,9 +29,9 @@ namespace {
 // Posted functions run per poll of the loop (runBatch()). Measured on H1 (README).
 constexpr std::size_t kPostedPerPoll = 32;
 
-// postNode()'s list once the loop is stopping: never a node's address (nor null).
-detail::LoopNode kClosedNodesMark;
-detail::LoopNode* const kClosedNodes = &kClosedNodesMark;
+// postFlushNode()'s list once the loop is stopping: never a node's address (nor null).
+detail::FlushNode kClosedNodesMark;
+detail::FlushNode* const kClosedNodes = &kClosedNodesMark;
 
 // A counter with one writer: a plain add, published for readers on other threads.
 void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
@@ -46,7 +46,7 @@ public:
   Impl(std::string name, const LoopOptions& options);
   void threadMain();
   bool post(std::function<void()>&& fn);
-  bool postNode(detail::LoopNode* node) noexcept;
+  bool postFlushNode(detail::FlushNode* node) noexcept;
   void takeNodes() noexcept;
   std::size_t runNodes(std::size_t limit) noexcept;
   [[nodiscard]] bool batchDone() const noexcept {
@@ -72,9 +72,9 @@ public:
   bool stopping = false;
   std::vector<std::function<void()>> running;  // loop thread: the batch being run
   std::size_t next = 0;                        // loop thread: running[next] runs next
-  // postNode()'s list, newest first; kClosedNodes once the loop is stopping (pushes refused).
-  std::atomic<detail::LoopNode*> nodes{nullptr};
-  detail::LoopNode* nodesTaken = nullptr;  // loop thread: the batch's nodes, oldest first
+  // postFlushNode()'s list, newest first; kClosedNodes once the loop is stopping (pushes refused).
+  std::atomic<detail::FlushNode*> nodes{nullptr};
+  detail::FlushNode* nodesTaken = nullptr;  // loop thread: the batch's nodes, oldest first
 
   std::mutex stopMutex;  // one stop() at a time; guards joined / closeResult
   bool joined = false;
@@ -131,11 +131,11 @@ bool EventLoop::Impl::post(std::function<void()>&& fn) {
 
 // A push is one compare-and-swap; only the push that finds the list empty wakes the loop, under
 // the lock (as post(): the async is never sent once the loop saw `stopping`).
-bool EventLoop::Impl::postNode(detail::LoopNode* node) noexcept {
-  detail::LoopNode* head = nodes.load(std::memory_order_relaxed);
+bool EventLoop::Impl::postFlushNode(detail::FlushNode* node) noexcept {
+  detail::FlushNode* head = nodes.load(std::memory_order_relaxed);
   do {
     if (head == kClosedNodes) return false;
-    node->nextNode = head;
+    node->nextFlush = head;
   } while (!nodes.compare_exchange_weak(head, node, std::memory_order_release,
                                         std::memory_order_relaxed));
   if (head == nullptr) {
@@ -202,13 +202,13 @@ bool EventLoop::Impl::takeQueue() noexcept {
 
 // Under the lock. Once stopping, the list is closed: what was pushed before is run, nothing after.
 void EventLoop::Impl::takeNodes() noexcept {
-  detail::LoopNode* taken =
+  detail::FlushNode* taken =
       nodes.exchange(stopping ? kClosedNodes : nullptr, std::memory_order_acquire);
   if (taken == kClosedNodes) taken = nullptr;
-  detail::LoopNode* oldestFirst = nullptr;
+  detail::FlushNode* oldestFirst = nullptr;
   while (taken != nullptr) {
-    detail::LoopNode* older = taken->nextNode;
-    taken->nextNode = oldestFirst;
+    detail::FlushNode* older = taken->nextFlush;
+    taken->nextFlush = oldestFirst;
     oldestFirst = taken;
     taken = older;
   }
@@ -220,9 +220,9 @@ void EventLoop::Impl::takeNodes() noexcept {
 std::size_t EventLoop::Impl::runNodes(std::size_t limit) noexcept {
   std::size_t ran = 0;
   while (ran < limit && nodesTaken != nullptr) {
-    detail::LoopNode* node = std::exchange(nodesTaken, nodesTaken->nextNode);
-    node->nextNode = nullptr;
-    node->runNode(node);
+    detail::FlushNode* node = std::exchange(nodesTaken, nodesTaken->nextFlush);
+    node->nextFlush = nullptr;
+    detail::runFlushNode(node);
     ++ran;
   }
   return ran;
@@ -250,7 +250,7 @@ void EventLoop::Impl::runSome(std::size_t limit) noexcept {
 
 bool EventLoop::Impl::queued() noexcept {
   std::lock_guard lock(mutex);
-  const detail::LoopNode* head = nodes.load(std::memory_order_relaxed);
+  const detail::FlushNode* head = nodes.load(std::memory_order_relaxed);
   return !queue.empty() || (head != nullptr && head != kClosedNodes);
 }
 
@@ -427,7 +427,9 @@ char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(
 
 PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept { return implOf(loop).partialBudget; }
 ReadOutbox& readOutbox(uv_loop_t* loop) noexcept { return implOf(loop).readOutbox; }
-bool postNode(uv_loop_t* loop, LoopNode* node) noexcept { return implOf(loop).postNode(node); }
+bool postFlushNode(uv_loop_t* loop, FlushNode* node) noexcept {
+  return implOf(loop).postFlushNode(node);
+}
 
 }  // namespace detail
 }  // namespace wheelbeat::net

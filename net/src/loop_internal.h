@@ -53,18 +53,20 @@ void closeRegisteredHandles(uv_loop_t* loop) noexcept;
 
 // The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
 [[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;
-// Work posted without a closure: an object that embeds the node (a channel's flush) and is run
-// by `runNode(node)` on the loop thread. A node is in at most one loop's list at a time, and its
-// owner keeps it alive until it ran. postNode() pushes it on a lock-free list (one
-// compare-and-swap; the first push since the loop took the list wakes the loop, under its lock);
-// the loop runs the list in push order, before the functions post() accepted in the same hand-over,
-// so a node pushed before a post() on the same thread runs before that function. Returns false (the
-// node is not taken) once the loop is stopping. Thread: any.
-struct LoopNode {
-  LoopNode* nextNode = nullptr;
-  void (*runNode)(LoopNode* node) noexcept = nullptr;
+// A flush posted without a closure: a channel (ChannelCore derives from this node) waiting for its
+// loop to write what it queued from another thread. postFlushNode() pushes it on the loop's
+// lock-free list (one compare-and-swap; the first push since the loop took the list wakes the
+// loop, under its lock); the loop calls runFlushNode() for each, in push order, before the
+// functions post() accepted in the same hand-over, so a flush pushed before a post() on the same
+// thread runs before that function. A node is in one list at most once, and its channel keeps
+// itself alive until its flush ran. Returns false (the node is not taken) once the loop is
+// stopping. Thread: any.
+struct FlushNode {
+  FlushNode* nextFlush = nullptr;
 };
-[[nodiscard]] bool postNode(uv_loop_t* loop, LoopNode* node) noexcept;
+[[nodiscard]] bool postFlushNode(uv_loop_t* loop, FlushNode* node) noexcept;
+// The posted flush of the channel `node` is (channel_core.cpp). Loop thread.
+void runFlushNode(FlushNode* node) noexcept;
 
 // Frames a channel queues inside its own read callback (answers, a pipelining client's next
 // requests) wait here for the flush at the read's end (ChannelCore::flush()): a loop runs one read

@@ -139,6 +139,36 @@ TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each")
   CHECK(conn.waitPeerClosed());
 }
 
+// Only the last heartbeat written is timed, once: an answer to an older one, or the same answer
+// again, adds no round trip (the loop matches answers without the send lock).
+TEST_CASE("a heartbeat's answer is timed once; an older or repeated answer is not") {
+  Env env;
+  RawListener peer;
+  auto metrics = std::make_shared<ChannelMetrics>();
+  ClientOptions options = clientOptions(peer.port());
+  options.heartbeat.interval = 1min;  // only the heartbeats this test sends
+  options.metrics = metrics;
+  TcpClient cli(env.loop, env.timer, options);
+  cli.start();
+  RawSocket conn(peer.accept());
+  REQUIRE(conn.fd() >= 0);
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  Channel& ch = cli.channel();
+  ch.sendHeartbeat();
+  CHECK(conn.recvExactly(17) == heartbeatRequest(1));
+  ch.sendHeartbeat();
+  CHECK(conn.recvExactly(17) == heartbeatRequest(2));
+  // One write: the client reads the three answers in one callback.
+  REQUIRE(conn.sendAll(heartbeatResponse(1) + heartbeatResponse(2) + heartbeatResponse(2)));
+  REQUIRE(waitFor([&] { return metrics->heartbeatRtt.snapshot().count >= 1; }));
+  REQUIRE(env.loop.call([] {}));  // that read callback is over
+  CHECK(metrics->heartbeatRtt.snapshot().count == 1);
+  CHECK(ch.lastHeartbeatRtt() > 0ns);
+  CHECK(metrics->framesIn.load() == 3);
+  cli.close();
+  CHECK(conn.waitPeerClosed());
+}
+
 TEST_CASE("listen on a port in use throws NetException with EADDRINUSE") {
   Env env;
   TcpServer first(env.loop, env.timer, serverOptions(), ChannelHandler{});
