@@ -108,17 +108,35 @@ TEST_CASE("heartbeat responses from a raw server keep a client fresh and give an
 // allocated on the wheel thread and freed on the loop's); frames queued before its flush go
 // first, a second heartbeat joins them in the outbox. Every frame arrives once, in that order,
 // and the send-queue count returns to 0.
+namespace {
+// A client that sends only the heartbeats its test sends, connected to a raw peer the test plays.
+struct RawPeerSession {
+  explicit RawPeerSession(Env& env, std::shared_ptr<ChannelMetrics> metrics = nullptr)
+      : cli(env.loop, env.timer, options(peer.port(), std::move(metrics))),
+        conn(startThenAccept()) {}
+  static ClientOptions options(std::uint16_t port, std::shared_ptr<ChannelMetrics> metrics) {
+    ClientOptions o = clientOptions(port);
+    o.heartbeat.interval = 1min;
+    o.metrics = std::move(metrics);
+    return o;
+  }
+  int startThenAccept() {
+    cli.start();
+    return peer.accept();
+  }
+  RawListener peer;
+  TcpClient cli;
+  RawSocket conn;
+};
+}  // namespace
+
 TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each") {
   Env env;
-  RawListener peer;
-  ClientOptions options = clientOptions(peer.port());
-  options.heartbeat.interval = 1min;  // only the heartbeats this test sends
-  TcpClient cli(env.loop, env.timer, options);
-  cli.start();
-  RawSocket conn(peer.accept());
-  REQUIRE(conn.fd() >= 0);
-  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
-  Channel& ch = cli.channel();
+  RawPeerSession s(env);
+  REQUIRE(s.conn.fd() >= 0);
+  REQUIRE(waitFor([&] { return s.cli.state() == ClientState::Connected; }));
+  Channel& ch = s.cli.channel();
+  RawSocket& conn = s.conn;
   LoopHold hold(env.loop);  // the loop flushes nothing until released
   ch.sendHeartbeat();       // id 1, alone: held aside
   CHECK(ch.queuedBytes() == 17);
@@ -135,7 +153,7 @@ TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each")
   REQUIRE(conn.sendAll(heartbeatResponse(3)));
   REQUIRE(waitFor([&] { return ch.lastHeartbeatRtt() > 0ns; }));
   CHECK(ch.queuedBytes() == 0);
-  cli.close();
+  s.cli.close();
   CHECK(conn.waitPeerClosed());
 }
 
@@ -143,17 +161,12 @@ TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each")
 // again, adds no round trip (the loop matches answers without the send lock).
 TEST_CASE("a heartbeat's answer is timed once; an older or repeated answer is not") {
   Env env;
-  RawListener peer;
   auto metrics = std::make_shared<ChannelMetrics>();
-  ClientOptions options = clientOptions(peer.port());
-  options.heartbeat.interval = 1min;  // only the heartbeats this test sends
-  options.metrics = metrics;
-  TcpClient cli(env.loop, env.timer, options);
-  cli.start();
-  RawSocket conn(peer.accept());
-  REQUIRE(conn.fd() >= 0);
-  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
-  Channel& ch = cli.channel();
+  RawPeerSession s(env, metrics);
+  REQUIRE(s.conn.fd() >= 0);
+  REQUIRE(waitFor([&] { return s.cli.state() == ClientState::Connected; }));
+  Channel& ch = s.cli.channel();
+  RawSocket& conn = s.conn;
   ch.sendHeartbeat();
   CHECK(conn.recvExactly(17) == heartbeatRequest(1));
   ch.sendHeartbeat();
@@ -165,7 +178,7 @@ TEST_CASE("a heartbeat's answer is timed once; an older or repeated answer is no
   CHECK(metrics->heartbeatRtt.snapshot().count == 1);
   CHECK(ch.lastHeartbeatRtt() > 0ns);
   CHECK(metrics->framesIn.load() == 3);
-  cli.close();
+  s.cli.close();
   CHECK(conn.waitPeerClosed());
 }
 
