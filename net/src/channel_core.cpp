@@ -307,7 +307,7 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
   if (stream_ == nullptr || stream_->isClosing()) {
     const std::size_t dropped = data.size() + (aside ? kHeartbeatFrameBytes : 0) +
                                 (fromRead != nullptr ? fromRead->size() : 0);
-    if (fromRead != nullptr) fromRead->clear();
+    if (fromRead != nullptr) clearReadOutbox(*fromRead);
     queued_.fetch_sub(dropped, std::memory_order_acq_rel);
     return;
   }
