@@ -78,6 +78,10 @@ HashedWheelTimer::~HashedWheelTimer() {
 Timeout HashedWheelTimer::newTimeout(TimerTask&& task, std::chrono::nanoseconds delay) {
   return impl_->newTimeout(std::move(task), delay);
 }
+Timeout HashedWheelTimer::tryRearm(const Timeout& running, std::chrono::nanoseconds delay) {
+  if (running.timer_ != this) return Timeout{};
+  return impl_->tryRearm(running.index_, running.generation_, delay);
+}
 void HashedWheelTimer::start() { impl_->start(); }
 std::vector<Timeout> HashedWheelTimer::stop() { return impl_->stop(); }
 bool HashedWheelTimer::isStopped() const noexcept { return impl_->isStopped(); }
@@ -166,6 +170,37 @@ Timeout HashedWheelTimer::Impl::newTimeout(TimerTask&& task, std::chrono::nanose
     return raced;
   }
   return Timeout(&owner_, index, gen);
+}
+
+Timeout HashedWheelTimer::Impl::tryRearm(std::uint32_t index, std::uint32_t gen,
+                                         std::chrono::nanoseconds delay) {
+  detail::RunningEntry& running = detail::tlRunningEntry;
+  if (running.timer != this || running.index != index || running.gen != gen || running.rearmed)
+    return Timeout{};
+  if (lifecycle_.load(std::memory_order_acquire) != kStarted) throw TimerStoppedError();
+  reservePending();
+  // What freeEntry() and newTimeout() do, minus the pool and the task: the run's outcome is
+  // recorded for its handle, the entry takes the next generation and is submitted again. The
+  // wheel thread (this one) owns the entry until the task returns: runOne() sees `rearmed` and
+  // does not free it.
+  Entry& e = at(index);
+  const std::uint32_t history = e.history.load(std::memory_order_relaxed);
+  e.history.store(history & ~(1u << (gen & 31)), std::memory_order_release);
+  const std::uint32_t next = (gen + 1) & detail::kGenMask;
+  const std::int64_t deadline = deadlineFor(delay);
+  e.deadline = deadline;
+  e.where = kInSubmit;
+  e.state.store(stateWord(next, kPending), std::memory_order_release);
+  running.rearmed = true;
+  pushSubmission(index);
+  wakeIfEarlier(deadline);
+  if (lifecycle_.load() != kStarted) {
+    // Withdrawn, the entry stays in the submission stack, where stop()'s drain detaches it.
+    Timeout raced = settleAfterStopRace(index, next);
+    if (!raced) throw TimerStoppedError();
+    return raced;
+  }
+  return Timeout(&owner_, index, next);
 }
 
 void HashedWheelTimer::Impl::reservePending() {

@@ -24,6 +24,16 @@ namespace detail {
 // refuse to run inside a task of their own timer.
 inline thread_local const void* tlRunningTimer = nullptr;
 
+// The timeout whose task this thread runs inline (runOne() without an executor): the only one
+// tryRearm() may put back on the wheel, once (`rearmed`).
+struct RunningEntry {
+  const void* timer = nullptr;
+  std::uint32_t index = kNil;
+  std::uint32_t gen = 0;
+  bool rearmed = false;
+};
+inline thread_local RunningEntry tlRunningEntry;
+
 // Counts, logs and forwards task exceptions. Shared with executor closures, which may outlive
 // the timer.
 class TaskErrorReporter {
@@ -55,6 +65,7 @@ public:
   Impl& operator=(Impl&&) = delete;
 
   Timeout newTimeout(TimerTask&& task, std::chrono::nanoseconds delay);
+  Timeout tryRearm(std::uint32_t index, std::uint32_t gen, std::chrono::nanoseconds delay);
   void start();
   void startLocked();
   std::vector<Timeout> stop();

@@ -143,8 +143,14 @@ void HashedWheelTimer::Impl::runOne(std::uint32_t index, std::uint32_t gen) {
   Entry& e = at(index);
   const Timeout timeout(&owner_, index, gen);
   if (!hooks_.executor) {
+    // Saved and restored: a task may drive another Drive::Manual timer (advance()) inline.
+    detail::RunningEntry& running = detail::tlRunningEntry;
+    const detail::RunningEntry outer = running;
+    running = {this, index, gen, false};
     detail::safeRun(this, *errors_, e.task, timeout);
-    freeEntry(index, false);
+    const bool rearmed = running.rearmed;
+    running = outer;
+    if (!rearmed) freeEntry(index, false);  // re-armed: submitted again, the task in place
     return;
   }
   // std::function needs a copyable callable: share the (move-only) task with the closure.

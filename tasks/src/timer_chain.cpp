@@ -69,16 +69,18 @@ void TimerChain::finish(std::string_view why) {
 }
 
 // The wheel keeps only a weak_ptr: a task its owner dropped is destroyed, not kept alive by its
-// own pending timeout (16 bytes: stored inline, no allocation per re-arm).
+// own pending timeout (16 bytes: stored inline, no allocation).
 core::Timeout TimerChain::schedule(std::chrono::nanoseconds delay) {
   return timer_.newTimeout(
-      [weak = weak_from_this()] {
-        if (auto self = weak.lock()) self->run();
+      [weak = weak_from_this()](const core::Timeout& self) {
+        if (auto chain = weak.lock()) chain->run(self);
       },
       delay);
 }
 
-void TimerChain::arm(std::chrono::nanoseconds delay) {
+// `running` (inside a run: its handle) lets the wheel re-arm the same task in place, the common
+// case; from start() and wake(), or with an executor, a new timeout is scheduled.
+void TimerChain::arm(std::chrono::nanoseconds delay, const core::Timeout* running) {
   if (isCancelled()) return;
   core::Timeout next;
   {
@@ -86,7 +88,8 @@ void TimerChain::arm(std::chrono::nanoseconds delay) {
     // it) or has left its request for this arm() to see.
     std::lock_guard lock(timeoutMutex_);
     if (std::exchange(wakeRequested_, false)) delay = std::chrono::nanoseconds(0);
-    next = schedule(delay);
+    if (running != nullptr) next = timer_.tryRearm(*running, delay);
+    if (!next) next = schedule(delay);
     timeout_ = next;
   }
   // A cancel() that ran between the check above and the store saw the old handle: cancel the
@@ -95,12 +98,12 @@ void TimerChain::arm(std::chrono::nanoseconds delay) {
   if (isCancelled()) next.cancel();
 }
 
-void TimerChain::run() {
+void TimerChain::run(const core::Timeout& self) {
   if (isCancelled() || ended_.load(std::memory_order_acquire)) return;
   fire();
   if (finishing_) return end(finishWhy_);
   try {
-    arm(lastDelay_);
+    arm(lastDelay_, &self);
   } catch (...) {
     endAfterArmFailure(std::current_exception());
   }

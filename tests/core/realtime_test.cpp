@@ -386,4 +386,33 @@ TEST_CASE("realtime: the destructor stops and joins with timeouts pending") {
   CHECK(watch.expired());
 }
 
+TEST_CASE("realtime: a re-arm while the timer stops throws TimerStoppedError") {
+  // The task runs on the worker, which stop() joins: the task sees the stop begin, re-arms, and
+  // its run ends; stop() then hands nothing back.
+  Completion started(1);
+  bool threw = false;
+  bool sawStop = false;
+  HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});
+  timer.newTimeout(
+      [&](const Timeout& self) {
+        started.arrive();
+        const auto limit = Steady::now() + kGenerous;
+        while (!timer.isStopped() && Steady::now() < limit) std::this_thread::yield();
+        sawStop = timer.isStopped();
+        try {
+          timer.tryRearm(self, 10ms);
+        } catch (const TimerStoppedError&) {
+          threw = true;
+        }
+      },
+      10ms);
+  REQUIRE(started.waitFor(kGenerous));
+  const std::vector<Timeout> left = timer.stop();  // joins the worker: the task has returned
+  CHECK(sawStop);
+  CHECK(threw);
+  CHECK(left.empty());
+  CHECK(timer.pendingTimeouts() == 0);
+  CHECK(timer.metrics().scheduled == 1);
+}
+
 }  // TEST_SUITE("realtime")

@@ -41,6 +41,26 @@ TEST_CASE("a task re-arms itself with the delay its body returns") {
   CHECK_FALSE(task->isEnded());
 }
 
+TEST_CASE("with an executor a task re-arms through a new timeout, on the same schedule") {
+  TimerHooks hooks;
+  hooks.executor = [](std::function<void()> run) { run(); };  // inline, after the hand-over
+  Rig rig(Rig::defaultWheel(), std::move(hooks));
+  auto ch = rig.channel();
+  std::vector<ns> times;
+  auto task = std::make_shared<ScriptedTask>(rig.timer(), ch, [&](ScriptedTask&, Channel&, ns) {
+    times.push_back(rig.elapsed());
+    return 2s;
+  });
+  task->start(1s);
+  rig.runUntil(8s);
+  CHECK(times == std::vector<ns>{1s, 3s, 5s, 7s});
+  CHECK(rig.pending() == 1);
+  const auto metrics = rig.timer().metrics();
+  CHECK(metrics.scheduled == 5);
+  CHECK(metrics.fired == 4);
+  CHECK(metrics.cancelled == 0);
+}
+
 TEST_CASE("wake moves the pending run to the next tick, exactly once") {
   Rig rig;
   auto ch = rig.channel();

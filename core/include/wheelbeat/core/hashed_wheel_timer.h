@@ -112,6 +112,20 @@ public:
   // The task is taken (moved from) only when the call succeeds: a rejected call leaves it intact.
   Timeout newTimeout(TimerTask&& task, std::chrono::nanoseconds delay);
 
+  // The cheap re-arm of a task that schedules itself again (a heartbeat, a periodic check): from
+  // inside the task of `running` (the handle it was called with), schedules that same task to
+  // run again after `delay`, as newTimeout(task, delay) would, but the task stays where it is:
+  // no move, no new entry, no allocation. Returns the new timeout's handle; `running` then
+  // reads Expired (for as long as its slot remembers it, see timeout.h).
+  // Returns an empty handle and changes nothing when the task cannot be re-armed in place: the
+  // call is not made from inside the run of `running` on this thread (TimerHooks::executor runs
+  // the tasks, or another task's handle was passed), or this run re-armed already. The caller
+  // then uses newTimeout().
+  // Throws as newTimeout() does: RejectedTimeoutError (nothing changed), TimerStoppedError (the
+  // task is then not scheduled; it is kept until the timer is destroyed, as stop()'s are).
+  // Thread: the thread running the task of `running`.
+  Timeout tryRearm(const Timeout& running, std::chrono::nanoseconds delay);
+
   // Starts the worker now rather than on first use (Drive::Thread); no-op if started.
   // Throws TimerStoppedError after stop(). Thread: any.
   void start();

@@ -15,7 +15,9 @@
 //      timer is stopped meanwhile, the chain ends quietly ("timer stopped"); if the timer refuses
 //      the timeout (RejectedTimeoutError: maxPendingTimeouts), the refusal is counted and
 //      reported as a task error and the chain ends ("re-arm rejected").
-//   Runs of one task never overlap: each run arms the next one.
+//   Runs of one task never overlap: each run arms the next one. A run re-arms its own wheel entry
+//   (HashedWheelTimer::tryRearm: no allocation, no new entry); with TimerHooks::executor it
+//   schedules a new timeout instead.
 //
 // Lifetime
 //   A task is held by std::shared_ptr (std::make_shared; start() throws std::logic_error
@@ -129,10 +131,10 @@ protected:
   [[nodiscard]] core::HashedWheelTimer& timer() const noexcept { return timer_; }
 
 private:
-  void run();
+  void run(const core::Timeout& self);
   void countRun() noexcept;
   void bodyThrew(const std::exception_ptr& error) noexcept;
-  void arm(std::chrono::nanoseconds delay);
+  void arm(std::chrono::nanoseconds delay, const core::Timeout* running = nullptr);
   core::Timeout schedule(std::chrono::nanoseconds delay);
   void endAfterArmFailure(const std::exception_ptr& error) noexcept;
   void end(std::string_view why);
