@@ -305,11 +305,7 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
   std::string* fromRead = takeReadOutbox();
   if (data.empty() && !aside && fromRead == nullptr) return;
   if (stream_ == nullptr || stream_->isClosing()) {
-    const std::size_t dropped = data.size() + (aside ? kHeartbeatFrameBytes : 0) +
-                                (fromRead != nullptr ? fromRead->size() : 0);
-    if (fromRead != nullptr) clearReadOutbox(*fromRead);
-    queued_.fetch_sub(dropped, std::memory_order_acq_rel);
-    return;
+    return dropTaken(data.size() + (aside ? kHeartbeatFrameBytes : 0), fromRead);
   }
   // One clock read stamps both the write (lastWrite_) and a heartbeat's start: its round trip
   // starts here (behind libuv's queue, if any, it leaves in order).
@@ -343,28 +339,42 @@ void ChannelCore::flush(std::shared_ptr<ChannelCore>* postedHold) noexcept {
 // queues meanwhile finds the outbox empty and posts a flush of its own; one counted by this
 // thread (a heartbeat queued inside the read) shows in queued_. False: the full flush is needed.
 bool ChannelCore::flushReadAlone() noexcept {
-  ReadOutbox& box = readOutbox(loop_.native());
-  std::string& frames = box.data;
-  if (box.owner != this || frames.empty() ||
-      queued_.load(std::memory_order_acquire) != frames.size()) {
+  ReadOutbox* box = ownReadOutbox();
+  if (box == nullptr || box->data.empty() ||
+      queued_.load(std::memory_order_acquire) != box->data.size()) {
     return false;
   }
-  box.owner = nullptr;
+  box->owner = nullptr;
   if (stream_ == nullptr || stream_->isClosing()) {
-    queued_.fetch_sub(frames.size(), std::memory_order_acq_rel);
-    clearReadOutbox(frames);
-    return true;
+    dropTaken(0, &box->data);
+  } else {
+    writeReadOutbox(box->data, timer_.now().count());
   }
-  writeReadOutbox(frames, timer_.now().count());
   return true;
+}
+
+// The loop's read buffer if it holds this channel's frames (those of its read callback).
+ReadOutbox* ChannelCore::ownReadOutbox() noexcept {
+  ReadOutbox& box = readOutbox(loop_.native());
+  return box.owner == this ? &box : nullptr;
 }
 
 // This channel's frames queued in its read callback (null if none), to be written now.
 std::string* ChannelCore::takeReadOutbox() noexcept {
-  ReadOutbox& box = readOutbox(loop_.native());
-  if (box.owner != this) return nullptr;
-  box.owner = nullptr;
-  return box.data.empty() ? nullptr : &box.data;
+  ReadOutbox* box = ownReadOutbox();
+  if (box == nullptr) return nullptr;
+  box->owner = nullptr;
+  return box->data.empty() ? nullptr : &box->data;
+}
+
+// The stream is closing: `bytes` taken from the outbox and the read's frames, if any, are
+// dropped and counted out of queued_.
+void ChannelCore::dropTaken(std::size_t bytes, std::string* fromRead) noexcept {
+  if (fromRead != nullptr) {
+    bytes += fromRead->size();
+    clearReadOutbox(*fromRead);
+  }
+  queued_.fetch_sub(bytes, std::memory_order_acq_rel);
 }
 
 void ChannelCore::writeReadOutbox(std::string& frames, std::int64_t now) noexcept {

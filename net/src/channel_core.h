@@ -158,7 +158,9 @@ private:
   SendResult enqueue(std::size_t bytes, Encode&& encode, bool readPathOk);
   // The frames this channel queued in its current read callback (loop): taken by flush().
   std::string* takeReadOutbox() noexcept;
+  ReadOutbox* ownReadOutbox() noexcept;
   bool flushReadAlone() noexcept;
+  void dropTaken(std::size_t bytes, std::string* fromRead) noexcept;
   void writeReadOutbox(std::string& frames, std::int64_t now) noexcept;
   void appendReadOutbox(std::string& data, std::string& frames) noexcept;
   static void clearReadOutbox(std::string& frames) noexcept;
