@@ -26,8 +26,9 @@ bool same(const tasks::PhiOptions& a, const tasks::PhiOptions& b) {
 }
 
 bool same(const tasks::HeartbeatOptions& a, const tasks::HeartbeatOptions& b) {
-  return std::tie(a.interval, a.idleTimeout, a.closeTimeout, a.seed, a.detector) ==
-             std::tie(b.interval, b.idleTimeout, b.closeTimeout, b.seed, b.detector) &&
+  return std::tie(a.interval, a.idleTimeout, a.closeTimeout, a.spreadFirst, a.seed, a.detector) ==
+             std::tie(b.interval, b.idleTimeout, b.closeTimeout, b.spreadFirst, b.seed,
+                      b.detector) &&
          same(a.reconnect, b.reconnect) && same(a.phi, b.phi);
 }
 

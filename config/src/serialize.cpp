@@ -62,7 +62,8 @@ Json heartbeatJson(const tasks::HeartbeatOptions& o) {
               {"reconnect", policyJson(o.reconnect)},
               {"seed", o.seed},
               {"detector", tasks::detectorKindName(o.detector)},
-              {"phi", phiJson(o.phi)}};
+              {"phi", phiJson(o.phi)},
+              {"spread_first", o.spreadFirst}};
 }
 
 Json retryMapJson(const std::map<std::string, tasks::RetryOptions>& retry) {

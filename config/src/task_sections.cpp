@@ -57,7 +57,7 @@ bool readDetector(Errors& errors, const Json& value, const std::string& pointer,
 }
 
 using HeartbeatField = Field<In<HeartbeatOptions>>;
-constexpr std::array<HeartbeatField, 7> kHeartbeatFields{{
+constexpr std::array<HeartbeatField, 8> kHeartbeatFields{{
     {"interval",
      [](Errors& e, const Json& v, const std::string& p, In<HeartbeatOptions>& t) {
        return readPositiveDuration(e, v, p, t.out.interval);
@@ -87,6 +87,8 @@ constexpr std::array<HeartbeatField, 7> kHeartbeatFields{{
        return readPhi(e, v, p, t.out.phi);
      },
      &phiKeys},
+    {"spread_first", [](Errors& e, const Json& v, const std::string& p,
+                        In<HeartbeatOptions>& t) { return readBool(e, v, p, t.out.spreadFirst); }},
 }};
 
 // 2 × d, saturating (as tasks::validate() computes it).

@@ -138,7 +138,10 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
                                        std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
       heartbeat_(checked(options).interval),
-      interval_(heartbeat_ / 3) {}
+      interval_(heartbeat_ / 3),
+      spreadFirst_(options.spreadFirst),
+      rng_(options.resolved().seed),
+      pickPhase_(spreadFirst_) {}
 
 // Dubbo's rule (a heartbeat once read- or write-idle >= interval), re-armed for the channel's own
 // next deadline as Netty's IdleStateHandler does: a check before min(lastRead, lastWrite) +
@@ -147,11 +150,22 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
 // H1: one run per heartbeat, where checks every interval / 3 took 3 to 4 and a check interval / 3
 // after each send took 2.
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
-  if (!channel.isConnected()) return interval_;  // a (re)connect stamps both: look again soon
+  if (!channel.isConnected()) {
+    pickPhase_ = spreadFirst_;  // the next connection picks its own phase
+    phaseAt_.reset();
+    return interval_;  // a (re)connect stamps both: look again soon
+  }
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
   const nanoseconds idle = std::max(readIdle, writeIdle);
-  if (idle < heartbeat_) return heartbeat_ - idle;
+  if (std::exchange(pickPhase_, false) && idle < heartbeat_) {
+    phaseAt_ = now + pickPhase(heartbeat_ - idle);  // spreadFirst: this connection's phase
+  }
+  const bool phaseDue = phaseAt_ && now >= *phaseAt_;
+  if (idle < heartbeat_ && !phaseDue) {
+    return phaseAt_ ? std::min(heartbeat_ - idle, *phaseAt_ - now) : heartbeat_ - idle;
+  }
+  phaseAt_.reset();
   retryAfter(interval_);  // if sendHeartbeat() throws: the next check, as before
   channel.sendHeartbeat();
   logDecision(core::LogLevel::Debug, channel, "heartbeat sent (read idle {}, write idle {})",
@@ -169,6 +183,11 @@ nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
 // write only re-arms once more for what is left).
 nanoseconds HeartbeatTimerTask::afterSend(const Channel& channel, nanoseconds now) const noexcept {
   return channel.lastWrite() >= now ? heartbeat_ : heartbeat_ + nanoseconds(1);
+}
+
+// Uniform in [0, until): the first heartbeat of a connection, at its own point of the interval.
+nanoseconds HeartbeatTimerTask::pickPhase(nanoseconds until) noexcept {
+  return nanoseconds(static_cast<std::int64_t>(rng_() % static_cast<std::uint64_t>(until.count())));
 }
 
 // ReconnectTimerTask

@@ -33,7 +33,8 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
        "server, client, service, metrics"},
       {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
       {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
-       "a known key: interval, idle_timeout, close_timeout, reconnect, seed, detector, phi"},
+       "a known key: interval, idle_timeout, close_timeout, reconnect, seed, detector, phi, "
+       "spread_first"},
       {R"({"heartbeat":{"reconnect":{"x":1}}})", "/heartbeat/reconnect/x", kPolicyKeys},
       {R"({"heartbeat":{"phi":{"x":1}}})", "/heartbeat/phi/x",
        "a known key: threshold, min_std_deviation, acceptable_pause, window"},

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <memory>
@@ -52,6 +53,34 @@ struct LateLoop {
   }
 };
 
+// Channels connected together at 0, their peers answering at once, each task with its own seed:
+// the times of each channel's first and second heartbeat (the tick that sent it).
+struct Fleet {
+  Rig rig;
+  std::vector<std::shared_ptr<FakeChannel>> chs;
+  std::vector<std::shared_ptr<HeartbeatTimerTask>> tasks;
+  std::vector<std::vector<ns>> sent;
+
+  Fleet(std::size_t n, bool spread) : sent(n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      HeartbeatOptions o = testOptions();
+      o.spreadFirst = spread;
+      o.seed = 1000 + i;
+      chs.push_back(rig.channel());
+      chs.back()->echo = true;
+      tasks.push_back(std::make_shared<HeartbeatTimerTask>(rig.timer(), chs.back(), o));
+      tasks.back()->start(tasks.back()->checkInterval());
+    }
+  }
+  // Runs to `t`, noting each heartbeat at the tick that sent it.
+  void runUntil(ns t) {
+    rig.runUntil(t, [this] {
+      for (std::size_t i = 0; i < chs.size(); ++i) {
+        while (sent[i].size() < chs[i]->heartbeats()) sent[i].push_back(rig.elapsed() - rig.tick());
+      }
+    });
+  }
+};
 }  // namespace
 
 TEST_SUITE("tasks") {
@@ -252,6 +281,49 @@ TEST_CASE("heartbeat: a listener that throws does not stop the heartbeats") {
   h.rig.runUntil(30s);
   CHECK(h.ch->heartbeats() == 10);
   CHECK(h.metrics->snapshot().taskErrors == 0);
+}
+
+TEST_CASE("heartbeat: spreadFirst spreads the first heartbeats of channels connected together") {
+  // 200 channels connect at 0 (heartbeat 3 s, first check at 1 s). Dubbo's rule alone beats all
+  // of them at 3 s, and every 3 s after, in one tick; spread, each first beats at its own point
+  // of [1 s, 3 s] and keeps that phase.
+  Fleet dubbo(200, false);
+  dubbo.runUntil(3010ms);
+  for (const auto& times : dubbo.sent) CHECK(times == std::vector<ns>{3s});
+
+  Fleet fleet(200, true);
+  fleet.runUntil(6s + 20ms);
+  std::array<int, 20> perWindow{};  // first heartbeats per 100 ms of [1 s, 3 s)
+  for (const auto& times : fleet.sent) {
+    REQUIRE(times.size() == 2);
+    CHECK(times[0] >= 1s);
+    CHECK(times[0] <= 3s);             // a point in the last tick is due at its end
+    CHECK(times[1] - times[0] == 3s);  // from then on, one per heartbeat, in the same phase
+    const auto window = static_cast<std::size_t>(std::clamp<ns>(times[0] - 1s, 0s, 1999ms) / 100ms);
+    ++perWindow.at(window);
+  }
+  // 10 per window on average: none empty, none holding a burst.
+  CHECK(*std::min_element(perWindow.begin(), perWindow.end()) >= 1);
+  CHECK(*std::max_element(perWindow.begin(), perWindow.end()) <= 25);
+}
+
+TEST_CASE("heartbeat: a reconnected channel picks a new phase for its first heartbeat") {
+  Fleet fleet(1, true);
+  fleet.runUntil(5s);
+  const std::size_t before = fleet.sent[0].size();
+  fleet.chs[0]->setConnected(false);
+  fleet.runUntil(6s);
+  CHECK(fleet.sent[0].size() == before);  // never while disconnected
+  fleet.chs[0]->setConnected(true);       // stamps both at 6 s
+  fleet.runUntil(9s);
+  // The first check after the reconnect is at most a check interval (1 s) later; the spread
+  // heartbeat comes before the idle rule's own (9 s).
+  REQUIRE(fleet.sent[0].size() == before + 1);
+  CHECK(fleet.sent[0].back() >= 6s);
+  CHECK(fleet.sent[0].back() < 9s);
+  fleet.runUntil(12s + 20ms);
+  REQUIRE(fleet.sent[0].size() == before + 2);
+  CHECK(fleet.sent[0].back() - fleet.sent[0][before] == 3s);
 }
 
 }  // TEST_SUITE("tasks")

@@ -27,6 +27,7 @@
 #include <wheelbeat/tasks/channel.h>
 #include <wheelbeat/tasks/failure_detector.h>
 #include <wheelbeat/tasks/retry_policy.h>
+#include <wheelbeat/tasks/small_rng.h>
 #include <wheelbeat/tasks/task_listener.h>
 
 #include <chrono>
@@ -49,8 +50,9 @@ struct HeartbeatOptions {
   // Delay between reconnect attempts (gRPC's defaults: 1 s, × 1.6, ±20 %, 120 s cap, forever).
   // Error names for retryOn / ignore: "disconnected", "read-idle".
   RetryOptions reconnect{};
-  // Seed of the reconnect jitter. 0 = a fresh one from std::random_device for each task, so a
-  // fleet does not reconnect in lockstep; a fixed seed shared by many channels would.
+  // Seed of the reconnect jitter and of spreadFirst. 0 = a fresh one from std::random_device for
+  // each task, so a fleet does not reconnect in lockstep; a fixed seed shared by many channels
+  // would.
   std::uint64_t seed = 0;
   // Which rule finds a silent connection dead (failure_detector.h). Fixed: read idle >=
   // idleTimeout (client) / closeTimeout (server), checked every timeout / 3. Phi: also as soon as
@@ -59,6 +61,13 @@ struct HeartbeatOptions {
   // makes the fixed rule stricter than it was.
   DetectorKind detector = DetectorKind::Fixed;
   PhiOptions phi{};
+  // Client: the first heartbeat of each connection goes out at a random point of its first
+  // interval (uniform between the first check after the connect and the idle rule's own
+  // deadline) instead of once idle >= interval: channels that connect together (a client
+  // starting against a fleet, every client of a restarted server) then beat spread over the
+  // interval, not all in one tick of every interval, forever (their deadlines follow their
+  // connect). Costs at most one heartbeat per connect. false: Dubbo's rule alone.
+  bool spreadFirst = true;
 
   // A copy with the 0-defaults filled in (idleTimeout, closeTimeout, seed). Products saturate.
   [[nodiscard]] HeartbeatOptions resolved() const;
@@ -104,6 +113,8 @@ private:
 // as Dubbo's HeartbeatTimerTask did (since 2026-11-27; one run per heartbeat instead of two).
 // If the write is still queued for the loop (lastWrite() < now), the first tick strictly after
 // that instant, when a write made within one tick is due. Disconnected: every checkInterval().
+// With spreadFirst (the default) the first connected run also picks the connection's phase: a
+// heartbeat at a random point before the idle rule's first deadline, the rule from then on.
 class HeartbeatTimerTask final : public AbstractTimerTask {
 public:
   // Throws std::invalid_argument for invalid options (see validate()).
@@ -123,8 +134,14 @@ private:
   [[nodiscard]] std::chrono::nanoseconds afterSend(const Channel& channel,
                                                    std::chrono::nanoseconds now) const noexcept;
 
+  [[nodiscard]] std::chrono::nanoseconds pickPhase(std::chrono::nanoseconds until) noexcept;
+
   const std::chrono::nanoseconds heartbeat_;
   const std::chrono::nanoseconds interval_;
+  const bool spreadFirst_;
+  SmallRng rng_;
+  bool pickPhase_;                                   // the next connected run picks a phase
+  std::optional<std::chrono::nanoseconds> phaseAt_;  // the connection's first heartbeat
 };
 
 // Client: brings a dead connection back, gRPC's way: the first attempt after an outage waits the
