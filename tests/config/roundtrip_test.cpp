@@ -41,7 +41,7 @@ Config everythingChanged() {
   c.logLevel = wheelbeat::core::LogLevel::Debug;
   c.heartbeat = {20s, 50s, 70s, oddPolicy(0), 12345678901234567890ULL};
   c.heartbeat.detector = wheelbeat::tasks::DetectorKind::Phi;
-  c.heartbeat.spreadFirst = false;
+  c.heartbeat.spreadFirst = true;
   c.heartbeat.phi = {1.0 / 3.0 + 7.0, 250us, 3s + 1ns, 77};  // a threshold that is no short decimal
   c.retry = {{"payments", oddPolicy(1)}, {"odd name ~/", oddPolicy(2)}};
   c.retryBudget = {0.75, 3, 1500us};

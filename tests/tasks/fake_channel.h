@@ -315,12 +315,10 @@ private:
 };
 
 // Heartbeat 3 s (checks every 1 s), idleTimeout 9 s and closeTimeout 9 s (checks every 3 s),
-// reconnect backoff without jitter (1 s, 1.6 s, 2.56 s, ...), a fixed seed, and no spread first
-// heartbeat (the tests of exact heartbeat times; spreadFirst has tests of its own).
+// reconnect backoff without jitter (1 s, 1.6 s, 2.56 s, ...), a fixed seed.
 inline HeartbeatOptions testOptions() {
   HeartbeatOptions o;
   o.interval = 3s;
-  o.spreadFirst = false;
   o.reconnect.jitter = Jitter::None;
   o.seed = 7;
   return o;
