@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <iostream>
 #include <memory>
@@ -124,9 +125,25 @@ struct ClientProcess {
     // Generous: connect() slows down when most ephemeral ports are taken (the kernel scans for
     // a free one), which H2 on one loopback address comes close to.
     const auto deadline = std::chrono::steady_clock::now() + 30s + config.conns * 5ms;
-    for (int started = 0; started < config.conns;) {
-      const int n = std::min(kBatch, config.conns - started);
-      for (int i = 0; i < n; ++i) {
+    if (config.schedule != "even") return connectBatches(config.conns, deadline);
+    // A heartbeat follows its connection's connect: wave k connects in the k-th tick from now,
+    // so each tick of the period gets its share, as the floor sends them. A start time chosen
+    // on the wheel's own tick grid (tickPhaseStart()), not a wait for another thread.
+    const int period = std::max(1, config.heartbeatMs / config.tickMs);
+    const auto tick = std::chrono::milliseconds(config.tickMs);
+    const auto first = tickPhaseStart(config);
+    for (int k = 0; k < period; ++k) {
+      std::this_thread::sleep_until(first + k * tick + tick / 20);
+      connectBatches(config.conns / period + (k < config.conns % period ? 1 : 0), deadline);
+    }
+  }
+
+  // Starts `n` more clients, kBatch at a time, each batch once the one before has connected.
+  void connectBatches(int n, std::chrono::steady_clock::time_point deadline) {
+    const int goal = static_cast<int>(clients.size()) + n;
+    for (int started = static_cast<int>(clients.size()); started < goal;) {
+      const int batch = std::min(kBatch, goal - started);
+      for (int i = 0; i < batch; ++i) {
         net::ClientOptions options = clientOptions(config);
         options.taskListener = listener;
         options.taskMetrics = metrics;
@@ -134,7 +151,7 @@ struct ClientProcess {
             loop, timer, options, failureRecorder(counters), countingState(counters)));
         clients.back()->start();
       }
-      started += n;
+      started += batch;
       std::unique_lock lock(counters.mutex);
       if (!counters.changed.wait_until(lock, deadline,
                                        [&] { return counters.connected >= started; })) {

@@ -57,7 +57,8 @@ struct Children {
 std::vector<std::string> commonArgs(const BenchConfig& c) {
   return {"--impl",         c.impl == Impl::Raw ? "raw" : implName(c.impl),
           "--tick-ms",      std::to_string(c.tickMs),
-          "--heartbeat-ms", std::to_string(c.heartbeatMs)};
+          "--heartbeat-ms", std::to_string(c.heartbeatMs),
+          "--schedule",     c.schedule};
 }
 
 Clock::time_point after(Clock::time_point t, double secs) {

@@ -68,6 +68,11 @@ struct BenchConfig {
   bool quick = false;
   bool selfCheck = false;
   Impl impl = Impl::Both;
+  // H1 / H2, wheelbeat's clients: "even" connects connection i in the tick slot i % (heartbeat /
+  // tick), so that its heartbeats (which follow its connect) come on the floor's schedule, an
+  // equal share in every tick; "connect": batches as fast as they connect, the heartbeats then
+  // clustered in the few ticks the connects took (before 2026-11-27's sixth session, always).
+  std::string schedule = "even";
 
   // D1 only (d1.h). --conns is per detector there, --window the packet-loss window.
   int trials = -1;                     // dead-peer trials

@@ -24,7 +24,8 @@ namespace {
 constexpr const char* kSynopsis =
     "usage: wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl IMPL] [--conns N]\n"
     "                           [--window S] [--warmup S] [--rounds N] [--client-procs N]\n"
-    "                           [--tick-ms MS] [--heartbeat-ms MS] [--quick] [--self-check]\n"
+    "                           [--tick-ms MS] [--heartbeat-ms MS] [--schedule even|connect]\n"
+    "                           [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
     "                           [--cases CxD,...] [--loops N,...] [--request-timeout-ms MS]\n"
     "       wheelbeat_net_bench --help | --version";
@@ -36,6 +37,10 @@ constexpr const char* kDescription =
     "      then a wheelbeat-loopwheel run;\n"
     "      each implementation's line is its median round (by CPU per heartbeat) and lists every\n"
     "      round's figure: the floor moves by up to ~20 % between runs minutes apart here\n"
+    "  H1 / H2 --schedule: a heartbeat follows its connection's connect (Dubbo's rule); \"even\"\n"
+    "      (default) connects wheelbeat's connection i in the tick slot i % (heartbeat / tick),\n"
+    "      so its heartbeats come on the floor's schedule, an equal share in every tick;\n"
+    "      \"connect\": as fast as they connect, the heartbeats clustered in a few ticks\n"
     "  D1: the fixed idle rule against phi-accrual (Akka's defaults) at one heartbeat, under\n"
     "      faults (root + nftables; else exit 77): dead peer (--trials, default 10), SIGSTOP\n"
     "      pauses of 0.5-2.5 heartbeats (--pauses, 20), 10 % loss (--window S, 30); --conns\n"
@@ -155,6 +160,12 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   app.add_option("--heartbeat-ms", c.heartbeatMs, "the heartbeat interval")
       ->type_name("MS")
       ->check(atLeast(1))
+      ->capture_default_str();
+  app.add_option("--schedule", c.schedule,
+                 "H1 / H2: when wheelbeat's clients connect, which sets their heartbeats' ticks "
+                 "(see above)")
+      ->type_name("S")
+      ->check(wheelbeat::cli::oneOf({"even", "connect"}))
       ->capture_default_str();
   app.add_flag("--quick", c.quick, "short runs, fewer connections: a smoke run");
   app.add_flag("--self-check", c.selfCheck, "validate the printed lines; exit 1 on a problem");

@@ -59,6 +59,7 @@ void addCommon(ordered_json& j, const Measurement& m) {
   j["client_procs"] = m.config.clientProcs;
   j["tick_ms"] = m.config.tickMs;
   j["heartbeat_ms"] = m.config.heartbeatMs;
+  j["schedule"] = m.config.schedule;  // when wheelbeat's clients connected (--schedule)
   j["connect_s"] = round3(m.connectS);
   j["heap_bytes_per_conn_server"] = round1(m.heapPerConnServer);
   j["heap_bytes_per_conn_client"] = round1(m.heapPerConnClient);

@@ -67,8 +67,9 @@ struct HeartbeatOptions {
   // starting against a fleet, every client of a restarted server) then beat spread over the
   // interval, not in the same few ticks of every interval, forever (their deadlines follow
   // their connect). Costs at most one heartbeat per connect. Off by default (Dubbo's rule
-  // alone): in H1 (5 000 connections on 2 cores) the spread schedule cost 19-20 us of CPU per
-  // heartbeat against 15.6-16 clustered, with the same RTT (README, "Heartbeats at scale").
+  // alone): in H1 (5 000 connections on 2 cores) it cost 19-20 us of CPU per heartbeat against
+  // 15.6-16 without, with the same RTT, for a reason not yet found (README, "Heartbeats at
+  // scale").
   bool spreadFirst = false;
 
   // A copy with the 0-defaults filled in (idleTimeout, closeTimeout, seed). Products saturate.
