@@ -139,9 +139,8 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
       heartbeat_(checked(options).interval),
       interval_(heartbeat_ / 3),
-      spreadFirst_(options.spreadFirst),
-      rng_(options.resolved().seed),
-      pickPhase_(spreadFirst_) {}
+      spreadState_(options.spreadFirst ? options.resolved().seed | 1 : 0),
+      phaseAt_(options.spreadFirst ? kPickPhase : kNoPhase) {}
 
 // Dubbo's rule (a heartbeat once read- or write-idle >= interval), re-armed for the channel's own
 // next deadline as Netty's IdleStateHandler does: a check before min(lastRead, lastWrite) +
@@ -151,21 +150,20 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
 // after each send took 2.
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
   if (!channel.isConnected()) {
-    pickPhase_ = spreadFirst_;  // the next connection picks its own phase
-    phaseAt_.reset();
+    phaseAt_ = spreadState_ != 0 ? kPickPhase : kNoPhase;  // the next connection picks its own
     return interval_;  // a (re)connect stamps both: look again soon
   }
   const nanoseconds readIdle = now - channel.lastRead();
   const nanoseconds writeIdle = now - channel.lastWrite();
   const nanoseconds idle = std::max(readIdle, writeIdle);
-  if (std::exchange(pickPhase_, false) && idle < heartbeat_) {
-    phaseAt_ = now + pickPhase(heartbeat_ - idle);  // spreadFirst: this connection's phase
+  if (phaseAt_ == kPickPhase) {  // spreadFirst: this connection's phase
+    phaseAt_ = idle < heartbeat_ ? (now + pickPhase(heartbeat_ - idle)).count() : kNoPhase;
   }
-  const bool phaseDue = phaseAt_ && now >= *phaseAt_;
-  if (idle < heartbeat_ && !phaseDue) {
-    return phaseAt_ ? std::min(heartbeat_ - idle, *phaseAt_ - now) : heartbeat_ - idle;
+  const bool phased = phaseAt_ != kNoPhase;
+  if (idle < heartbeat_ && !(phased && now.count() >= phaseAt_)) {
+    return phased ? std::min(heartbeat_ - idle, nanoseconds(phaseAt_) - now) : heartbeat_ - idle;
   }
-  phaseAt_.reset();
+  phaseAt_ = kNoPhase;
   retryAfter(interval_);  // if sendHeartbeat() throws: the next check, as before
   channel.sendHeartbeat();
   logDecision(core::LogLevel::Debug, channel, "heartbeat sent (read idle {}, write idle {})",
@@ -187,7 +185,14 @@ nanoseconds HeartbeatTimerTask::afterSend(const Channel& channel, nanoseconds no
 
 // Uniform in [0, until): the first heartbeat of a connection, at its own point of the interval.
 nanoseconds HeartbeatTimerTask::pickPhase(nanoseconds until) noexcept {
-  return nanoseconds(static_cast<std::int64_t>(rng_() % static_cast<std::uint64_t>(until.count())));
+  // splitmix64's mix over one word of state, stepped by an even constant: the state stays odd,
+  // so never 0 (which means "off").
+  spreadState_ += 0x3c6ef372fe94f82aULL;
+  std::uint64_t z = spreadState_;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return nanoseconds(static_cast<std::int64_t>(z % static_cast<std::uint64_t>(until.count())));
 }
 
 // ReconnectTimerTask

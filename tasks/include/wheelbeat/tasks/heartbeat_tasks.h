@@ -27,11 +27,11 @@
 #include <wheelbeat/tasks/channel.h>
 #include <wheelbeat/tasks/failure_detector.h>
 #include <wheelbeat/tasks/retry_policy.h>
-#include <wheelbeat/tasks/small_rng.h>
 #include <wheelbeat/tasks/task_listener.h>
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -139,12 +139,15 @@ private:
 
   [[nodiscard]] std::chrono::nanoseconds pickPhase(std::chrono::nanoseconds until) noexcept;
 
+  // phaseAt_ besides a time (ns, the timer's clock): no phase pending, or one to pick at the
+  // next connected run. Two words for spreadFirst, a task per client connection (RSS).
+  static constexpr std::int64_t kNoPhase = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t kPickPhase = kNoPhase + 1;
+
   const std::chrono::nanoseconds heartbeat_;
   const std::chrono::nanoseconds interval_;
-  const bool spreadFirst_;
-  SmallRng rng_;
-  bool pickPhase_;                                   // the next connected run picks a phase
-  std::optional<std::chrono::nanoseconds> phaseAt_;  // the connection's first heartbeat
+  std::uint64_t spreadState_;  // splitmix64 state; 0: spreadFirst is off
+  std::int64_t phaseAt_;       // the connection's first heartbeat, kNoPhase or kPickPhase
 };
 
 // Client: brings a dead connection back, gRPC's way: the first attempt after an outage waits the
