@@ -9,7 +9,7 @@
 # Other targets: deps, build, bench [ARGS=...], soak [SOAK_MINUTES=60], test-rel, test-asan,
 # test-tsan, test-fuzz, format, format-check, tidy, clean, help.
 #
-# Build trees: build/ (RelWithDebInfo, every executable in build/bin/), build-asan/ (ASan+UBSan),
+# Build trees: build/ (Release -O3 -g, every executable in build/bin/), build-asan/ (ASan+UBSan),
 # build-tsan/ (TSan), build-fuzz/ (clang, tests/fuzz/ only: one ctest test, the bounded fuzz run).
 # Knobs: JOBS, GENERATOR, TEST_TIMEOUT, CTEST_JOBS, SAN_BUILD_TYPE, ARGS, FUZZ_SECONDS.
 
@@ -52,6 +52,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Ninja when present (not part of a fresh machine), otherwise Make. Only used when a build tree is
 # first configured: an existing tree keeps its generator.
 GENERATOR ?= $(if $(wildcard /usr/bin/ninja),Ninja,Unix Makefiles)
+# ccache, when installed, for trees configured from now on (rebuilds after a branch switch).
+LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 # Default per-test limit in seconds (a test's own TIMEOUT property wins).
 TEST_TIMEOUT ?= 300
 # Tests run one at a time: several are real-time ("fires within [125, 650) ms") and two cores
@@ -69,13 +71,17 @@ export UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
 export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
 
 # Configurations of `make test`: <name>: <build dir> and its cmake arguments.
+# Every tree is a developer's (WHEELBEAT_DEVELOPER: tests, samples, benchmarks, -Werror); a plain
+# `cmake -B build` builds only the libraries and wheelbeat-config. The release tree is Release
+# (-O3, what users build) with line tables: optimiser-only warnings fail `make test` here, not in
+# a user's first build.
 rel_DIR := build
-rel_ARGS := -DCMAKE_BUILD_TYPE=RelWithDebInfo
+rel_ARGS := -DWHEELBEAT_DEVELOPER=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG -g"
 asan_DIR := build-asan
-asan_ARGS := -DWHEELBEAT_SANITIZE=address -DWHEELBEAT_BUILD_BENCH=OFF \
+asan_ARGS := -DWHEELBEAT_DEVELOPER=ON -DWHEELBEAT_SANITIZE=address -DWHEELBEAT_BUILD_BENCH=OFF \
              -DCMAKE_BUILD_TYPE=$(SAN_BUILD_TYPE) -DCMAKE_CXX_FLAGS_DEBUG="$(SAN_DEBUG_FLAGS)"
 tsan_DIR := build-tsan
-tsan_ARGS := -DWHEELBEAT_SANITIZE=thread -DWHEELBEAT_BUILD_BENCH=OFF \
+tsan_ARGS := -DWHEELBEAT_DEVELOPER=ON -DWHEELBEAT_SANITIZE=thread -DWHEELBEAT_BUILD_BENCH=OFF \
              -DCMAKE_BUILD_TYPE=$(SAN_BUILD_TYPE) -DCMAKE_CXX_FLAGS_DEBUG="$(SAN_DEBUG_FLAGS)"
 # The fuzz stage is a project of its own (tests/fuzz/) built with clang: <name>_SRC and <name>_ENV
 # default to the top directory and nothing. Its one test fuzzes for FUZZ_SECONDS (~15 s build).
@@ -112,7 +118,7 @@ deps:
 # build-<config>: configure (generator chosen only for a new tree) and build.
 $(foreach c,$(CONFIGS),$(eval build-$(c): deps ; \
 	$($(c)_ENV) cmake -S $(or $($(c)_SRC),.) -B $($(c)_DIR) \
-	  $$(if $$(wildcard $($(c)_DIR)/CMakeCache.txt),,-G "$$(GENERATOR)") \
+	  $$(if $$(wildcard $($(c)_DIR)/CMakeCache.txt),,-G "$$(GENERATOR)" $$(LAUNCHER)) \
 	  $($(c)_ARGS) --log-level=WARNING && \
 	cmake --build $($(c)_DIR) -j $$(JOBS)))
 
@@ -130,7 +136,7 @@ build: build-rel
 REGISTRY ?= embedded
 # Configures the release tree if needed, then builds only the demo's two programs.
 demo: deps
-	cmake -S . -B $(rel_DIR) $(if $(wildcard $(rel_DIR)/CMakeCache.txt),,-G "$(GENERATOR)") \
+	cmake -S . -B $(rel_DIR) $(if $(wildcard $(rel_DIR)/CMakeCache.txt),,-G "$(GENERATOR)" $(LAUNCHER)) \
 	  $(rel_ARGS) --log-level=WARNING
 	cmake --build $(rel_DIR) -j $(JOBS) --target wheelbeat_demo wheelbeat_demo_node
 	./build/bin/wheelbeat_demo --registry $(REGISTRY)

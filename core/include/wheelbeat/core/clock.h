@@ -6,6 +6,8 @@
 // virtual call (newTimeout() then reads SteadyClock::readNotBefore(), see below).
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>

@@ -17,6 +17,8 @@
 // Thread: any (pure functions). Never throw except std::bad_alloc from std::string.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <fmt/format.h>
 
 #include <chrono>

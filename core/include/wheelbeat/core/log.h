@@ -15,6 +15,8 @@
 // its own for that, but it must not call setLogSink() (it would deadlock).
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <fmt/format.h>
 
 #include <chrono>

@@ -24,6 +24,8 @@
 // samples behind, and its buckets, sum and count are not one consistent instant).
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>

@@ -16,6 +16,8 @@
 // outlives the timer; a handle this cheap was judged worth the bounded memory.)
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <cstdint>
 
 namespace wheelbeat::core {

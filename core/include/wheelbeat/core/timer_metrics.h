@@ -6,6 +6,8 @@
 // [0, T + wake-up latency] (delay 0 scheduled right on a processed tick is exactly T late).
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>

@@ -9,6 +9,8 @@
 // HashedWheelTimer), never by TimerTask itself.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <concepts>
 #include <cstddef>
 #include <new>

@@ -7,6 +7,8 @@
 // Thread: plain values, any thread.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <fmt/format.h>
 
 #include <cstdint>

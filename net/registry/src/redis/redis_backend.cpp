@@ -171,12 +171,11 @@ void RedisBackend::deliver(const std::string& service, const std::vector<std::st
   if (it == listeners_.end()) return;  // unsubscribed meanwhile
   const auto last = lastNotified_.find(service);
   const bool changed = last == lastNotified_.end() || last->second != live;
-  std::vector<std::shared_ptr<tasks::NotifyListener>> targets;
-  if (changed) {
-    targets.assign(it->second.begin(), it->second.end());
-  } else if (forListener && it->second.contains(forListener)) {
-    targets.push_back(forListener);
-  }
+  // Built by the constructor, not assign() on an empty vector: GCC 12 at -O3 reports a potential
+  // null dereference inside the inlined assign() (-Wnull-dereference, a false positive).
+  using Targets = std::vector<std::shared_ptr<tasks::NotifyListener>>;
+  Targets targets = changed ? Targets(it->second.begin(), it->second.end()) : Targets();
+  if (!changed && forListener && it->second.contains(forListener)) targets.push_back(forListener);
   lastNotified_[service] = live;
   for (const auto& l : targets) {
     try {

@@ -9,6 +9,8 @@
 //   task would tear it down again at its first check.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <chrono>
 #include <string>
 #include <string_view>

@@ -34,6 +34,8 @@
 // Thread: constants and pure functions, any thread.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <algorithm>
 #include <array>
 #include <string_view>

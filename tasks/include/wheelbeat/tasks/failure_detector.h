@@ -20,6 +20,8 @@
 // meets a read).
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

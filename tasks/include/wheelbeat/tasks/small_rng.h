@@ -5,6 +5,8 @@
 // for jitter. Not for cryptography. Thread: one owner.
 #pragma once
 
+#include <wheelbeat/core/cxx20.h>
+
 #include <array>
 #include <cstdint>
 
