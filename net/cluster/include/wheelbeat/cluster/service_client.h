@@ -1,0 +1,139 @@
+// ServiceClient: calls to a service over every provider the registry lists — Dubbo's cluster
+// invoker in the library. It follows the providers through a registry::Directory (one client per
+// provider), and for each call decides where each attempt goes (tasks/cluster/: balancer, outlier
+// ejection, hedging, Dubbo's cluster modes), all within the call's deadline and one retry budget
+// for the service.
+//
+//   cluster::ServiceClient client(loop, timer, *registry, "org.example.Greeter", options);
+//   client.start();
+//   client.call(body, {}, [](const cluster::CallOutcome& o) {
+//     if (o.ok) use(o.response.body); else log(o.error, o.attempts);
+//   });
+//   client.close();
+//
+// What a call gets: the provider's answer (the first success among its attempts), or the shared
+// error name (tasks/error_names.h) of why there is none: "timeout" (the deadline passed),
+// "no-endpoint" (no provider available), or the last attempt's error. A response with a Dubbo
+// error status counts as that error (net::errorName()): 100 (busy) is retried by failover, an
+// application's error (status 70, ...) is returned at once.
+//
+// Per provider the client keeps a latency estimate (peak EWMA of its answers), its calls in
+// flight, and its weight (the url's `weight`, default 100, warmed up over `warmup` ms from the
+// url's `timestamp`, as Dubbo). A provider whose calls wait far beyond its own latency becomes
+// suspect and gets no new call until it answers (OutlierEjector). `hashKey` in CallOptions routes
+// a call with the ConsistentHash balancer.
+//
+// Timing: the deadline and the hedge delay are timeouts on `timer`: their resolution is its tick
+// (use a wheel of 1-5 ms ticks for hedge delays of a few ms). Each attempt is a
+// Channel::request() with the time left (at most attemptTimeout).
+//
+// Threads: call() from any thread (the call starts on the loop thread); `done` runs on the loop
+// thread, exactly once per accepted call. start(), close() and the destructor: any thread but a
+// callback of this client; close() waits for the loop to run the calls' ends: every call still
+// running ends with "disconnected" before close() returns. Lifetime: loop, timer and registry
+// must outlive the client.
+#pragma once
+
+#include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/net/channel.h>
+#include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/registry/directory.h>
+#include <wheelbeat/registry/registry.h>
+#include <wheelbeat/tasks/cluster/balancer.h>
+#include <wheelbeat/tasks/cluster/call_machine.h>
+#include <wheelbeat/tasks/cluster/hedging.h>
+#include <wheelbeat/tasks/cluster/outlier_ejector.h>
+#include <wheelbeat/tasks/retry_budget.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wheelbeat::cluster {
+
+// Plain options (config/ parses JSON into this struct).
+struct ClusterOptions {
+  tasks::cluster::Mode mode = tasks::cluster::Mode::Failover;
+  std::uint32_t retries = 2;  // failover: Dubbo's default (three attempts in all)
+  std::uint32_t forks = 2;    // forking
+  std::chrono::nanoseconds deadline = std::chrono::seconds(1);  // per call, unless CallOptions'
+  std::chrono::nanoseconds attemptTimeout{0};                    // 0: the time left
+  tasks::cluster::BalancerKind balancer = tasks::cluster::BalancerKind::P2C;
+  tasks::cluster::OutlierOptions outlier{};
+  // Hedging (failover and failfast): after the delay, one more attempt on another provider.
+  bool hedge = false;
+  tasks::cluster::HedgeDelayOptions hedgeDelay{};
+  double maxExtraPercent = 5;  // retries + hedges <= this share of the last second's calls
+  tasks::RetryBudgetOptions budget{};  // the service's tokens for retries and hedges
+  registry::DirectoryOptions directory{};
+  std::uint64_t seed = 0;  // the balancer's draws
+};
+
+// Throws std::invalid_argument naming the field (with the nested structs' own messages).
+void validate(const ClusterOptions& options);
+
+struct CallOptions {
+  std::optional<std::chrono::nanoseconds> deadline;  // instead of ClusterOptions::deadline
+  std::uint64_t hashKey = 0;                         // ConsistentHash's key
+  std::uint8_t serialization = net::kHessian2;
+};
+
+struct CallOutcome {
+  bool ok = false;
+  std::string error;         // the shared error name; empty when ok
+  std::string provider;      // the url of the provider whose answer decided (may be empty)
+  net::CallResult response;  // that answer (status byte, body), when one decided
+  std::uint32_t attempts = 0;
+  bool hedgeWon = false;
+  bool failsafe = false;  // failsafe mode swallowed `error`
+  bool failback = false;  // failback mode: `error` was handed to failback (Dubbo's empty result)
+  std::chrono::nanoseconds latency{0};
+};
+using CallDone = std::function<void(const CallOutcome&)>;
+
+class ServiceClient {
+public:
+  // Throws std::invalid_argument for an empty service or invalid options.
+  ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer, registry::Registry& registry,
+                std::string service, ClusterOptions options);
+  ~ServiceClient();  // close()
+  ServiceClient(const ServiceClient&) = delete;
+  ServiceClient& operator=(const ServiceClient&) = delete;
+
+  // Subscribes to the service (the directory's start()).
+  void start();
+  // Ends every running call with "disconnected", unsubscribes, closes every provider's client.
+  // Idempotent; later call()s are refused.
+  void close();
+
+  // Starts a call. Throws std::logic_error after close(), std::invalid_argument for an empty
+  // `done` or a deadline <= 0 (nothing started, nothing changed).
+  void call(std::string body, CallOptions options, CallDone done);
+
+  struct Stats {
+    std::uint64_t calls = 0;
+    std::uint64_t ok = 0;
+    std::uint64_t failed = 0;
+    std::array<std::uint64_t, 3> attempts{};  // by AttemptKind: first, retry, hedge
+    std::uint64_t hedgesWon = 0;
+    std::uint64_t lateAnswers = 0;  // answers of dropped attempts (losers), discarded
+    std::uint64_t ejections = 0;    // by the outlier ejector, every reason
+  };
+  // Any thread (a snapshot taken on the loop thread).
+  [[nodiscard]] Stats stats() const;
+  // Providers listed now, and of them available (connected, not ejected, not suspect). Any thread.
+  [[nodiscard]] std::size_t providers() const;
+  [[nodiscard]] std::size_t available() const;
+
+  class Impl;
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace wheelbeat::cluster

@@ -1,0 +1,388 @@
+// ServiceClient: the calls (begin, attempts, answers, wake-ups, the end) on the loop thread, over
+// ProviderSet (provider_set.h) and tasks/cluster/'s CallMachine.
+#include "provider_set.h"
+
+#include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/log.h>
+#include <wheelbeat/tasks/error_names.h>
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace wheelbeat::cluster {
+namespace {
+
+using std::chrono::nanoseconds;
+using namespace tasks::cluster;
+
+nanoseconds steadyNow() { return std::chrono::steady_clock::now().time_since_epoch(); }
+
+}  // namespace
+
+class ServiceClient::Impl : public std::enable_shared_from_this<Impl> {
+public:
+  Impl(net::EventLoop& loop, core::HashedWheelTimer& timer, registry::Registry& registry,
+       std::string service, ClusterOptions options);
+
+  void start() { directory_.start(); }
+  void close();
+  void call(std::string body, CallOptions options, CallDone done);
+  [[nodiscard]] Stats stats() const;
+  [[nodiscard]] std::size_t providers();
+  [[nodiscard]] std::size_t available();
+
+private:
+  struct Sent {
+    std::uint64_t provider = 0;
+    nanoseconds at{0};
+    bool open = true;  // not answered, not dropped
+  };
+  struct Call {
+    Call(CallPolicy policy, std::string b, CallOptions o, CallDone d)
+        : machine(policy), body(std::move(b)), options(o), done(std::move(d)) {}
+    CallMachine machine;
+    std::string body;
+    CallOptions options;
+    CallDone done;
+    std::vector<Sent> sent;
+    core::Timeout wake;
+    net::CallResult response;  // the last answer that decided nothing yet, or the deciding one
+  };
+  // The machine's view of this client during one step of one call.
+  class Context : public CallContext {
+  public:
+    Context(Impl& impl, const Call& call) : impl_(impl), call_(call) {}
+    std::optional<std::uint64_t> pick(std::span<const std::uint64_t> exclude,
+                                      nanoseconds now) override {
+      return impl_.providers_.pick(exclude, call_.options.hashKey, now);
+    }
+    std::vector<std::uint64_t> everyone(nanoseconds now) override {
+      return impl_.providers_.usable(now);
+    }
+    bool allowExtra(AttemptKind kind, nanoseconds now) override;
+    std::optional<nanoseconds> hedgeDelay(nanoseconds now) override {
+      return impl_.options_.hedge ? impl_.hedgeDelay_.delay(now) : std::nullopt;
+    }
+
+  private:
+    Impl& impl_;
+    const Call& call_;
+  };
+
+  void begin(std::unique_ptr<Call> call);
+  void apply(std::uint64_t id, Call& call, const Step& step);
+  void send(std::uint64_t id, Call& call, const Attempt& attempt);
+  void answered(std::uint64_t id, std::uint32_t index, const net::CallResult& result);
+  // Attempt `index` of call `id` ended: ok when `error` is empty.
+  void decide(std::uint64_t id, std::uint32_t index, const std::string& error,
+              net::CallResult result);
+  void woke(std::uint64_t id);
+  void end(std::uint64_t id, Call& call, const CallResult& result);
+  void armSweep();
+  void sweep();
+  void post(std::function<void()> fn);
+  [[nodiscard]] CallPolicy policyOf(const CallOptions& options) const;
+
+  net::EventLoop& loop_;
+  core::HashedWheelTimer& timer_;
+  const ClusterOptions options_;
+  registry::Directory directory_;
+  // Loop thread only:
+  detail::ProviderSet providers_;
+  HedgeDelay hedgeDelay_;
+  LoadCap loadCap_;
+  tasks::RetryBudget budget_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Call>> calls_;
+  std::uint64_t nextCall_ = 1;
+  nanoseconds lastEvaluate_{0};
+  core::Timeout sweep_;
+  bool closed_ = false;  // loop thread: calls refused
+  // Any thread:
+  mutable std::mutex statsMutex_;
+  Stats stats_;
+  std::atomic<bool> closing_{false};
+};
+
+bool ServiceClient::Impl::Context::allowExtra(AttemptKind /*kind*/, nanoseconds now) {
+  // The budget is looked at before the cap counts an extra, and spent only after it.
+  if (impl_.budget_.available(now) <= 0) return false;
+  return impl_.loadCap_.tryExtra(now) && impl_.budget_.tryWithdraw(now);
+}
+
+ServiceClient::Impl::Impl(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                          registry::Registry& registry, std::string service, ClusterOptions options)
+    : loop_(loop),
+      timer_(timer),
+      options_((validate(options), std::move(options))),
+      directory_(loop, timer, registry, std::move(service), options_.directory, {},
+                 registry::DirectoryEvents{.onList =
+                                               [this](const std::vector<std::string>& urls) {
+                                                 providers_.follow(urls, steadyNow());
+                                               }}),
+      providers_(directory_, options_.outlier, options_.balancer, options_.seed),
+      hedgeDelay_(options_.hedgeDelay),
+      loadCap_(options_.maxExtraPercent),
+      budget_(options_.budget) {}
+
+CallPolicy ServiceClient::Impl::policyOf(const CallOptions& options) const {
+  CallPolicy p;
+  p.mode = options_.mode;
+  p.retries = options_.retries;
+  p.forks = options_.forks;
+  p.deadline = options.deadline.value_or(options_.deadline);
+  p.attemptTimeout = options_.attemptTimeout;
+  p.hedge = options_.hedge;
+  return p;
+}
+
+void ServiceClient::Impl::post(std::function<void()> fn) {
+  (void)loop_.post([weak = weak_from_this(), fn = std::move(fn)] {
+    if (const auto self = weak.lock()) fn();
+  });
+}
+
+void ServiceClient::Impl::call(std::string body, CallOptions options, CallDone done) {
+  if (!done) throw std::invalid_argument("ServiceClient::call: an empty done callback");
+  if (options.deadline && *options.deadline <= nanoseconds(0)) {
+    throw std::invalid_argument(fmt::format("ServiceClient::call: deadline = {} (expected: > 0)",
+                                            core::formatDurationExact(*options.deadline)));
+  }
+  if (closing_.load(std::memory_order_acquire)) {
+    throw std::logic_error("ServiceClient::call: the client is closed");
+  }
+  // The machine validates the policy here, on the caller's thread: a bad call changes nothing.
+  auto c = std::make_unique<Call>(policyOf(options), std::move(body), options, std::move(done));
+  auto shared = std::make_shared<std::unique_ptr<Call>>(std::move(c));
+  if (!loop_.post([weak = weak_from_this(), shared] {
+        if (const auto self = weak.lock()) self->begin(std::move(*shared));
+      })) {
+    throw std::logic_error("ServiceClient::call: the loop is stopped");
+  }
+}
+
+void ServiceClient::Impl::begin(std::unique_ptr<Call> owned) {
+  if (closed_) {
+    CallOutcome o;
+    o.error = std::string(tasks::errors::kDisconnected);
+    owned->done(o);
+    return;
+  }
+  const nanoseconds now = steadyNow();
+  if (!sweep_.isPending()) armSweep();
+  budget_.onRequest(now);
+  loadCap_.onCall(now);
+  const std::uint64_t id = nextCall_++;
+  Call& call = *calls_.emplace(id, std::move(owned)).first->second;
+  {
+    const std::lock_guard lock(statsMutex_);
+    ++stats_.calls;
+  }
+  Context context(*this, call);
+  apply(id, call, call.machine.start(context, now));
+}
+
+// Carries out a step: its sends, then its end or its wake-up.
+void ServiceClient::Impl::apply(std::uint64_t id, Call& call, const Step& step) {
+  for (const Attempt& attempt : step.sends) send(id, call, attempt);
+  for (const std::uint32_t index : step.dropped) {
+    Sent& s = call.sent[index];
+    if (s.open) providers_.finished(s.provider, s.at);
+    s.open = false;
+  }
+  if (step.result) {
+    end(id, call, *step.result);
+    return;
+  }
+  if (!step.wakeAt) return;
+  (void)call.wake.cancel();
+  const nanoseconds delay = *step.wakeAt - steadyNow();
+  try {
+    call.wake = timer_.newTimeout(
+        [loop = &loop_, weak = weak_from_this(), id] {
+          // On the wheel's thread: hand over to the loop without taking a reference here.
+          (void)loop->post([weak, id] {
+            if (const auto self = weak.lock()) self->woke(id);
+          });
+        },
+        delay);
+  } catch (const std::exception& e) {  // the timer stopped: the call cannot time out any more
+    core::log(core::LogLevel::Warn, "cluster: call {} has no wake-up: {}", id, e.what());
+  }
+}
+
+void ServiceClient::Impl::send(std::uint64_t id, Call& call, const Attempt& attempt) {
+  const nanoseconds now = steadyNow();
+  call.sent.resize(std::max<std::size_t>(call.sent.size(), attempt.index + 1));
+  call.sent[attempt.index] = {attempt.provider, now, true};
+  {
+    const std::lock_guard lock(statsMutex_);
+    ++stats_.attempts[static_cast<std::size_t>(attempt.kind)];
+  }
+  providers_.sent(attempt.provider, now);
+  const auto client = providers_.connected(attempt.provider);
+  net::RequestResult r{net::SendResult::NotConnected, 0};
+  if (client) {
+    r = client->channel().request(
+        call.body, attempt.timeout,
+        [weak = weak_from_this(), id, index = attempt.index](const net::CallResult& result) {
+          if (const auto self = weak.lock()) self->answered(id, index, result);
+        },
+        call.options.serialization);
+  }
+  if (r.sent != net::SendResult::Queued) {
+    // Refused at once: the answer comes as a failure, after this step (never inside it).
+    post([this, id, index = attempt.index, error = std::string(net::errorName(r.sent))] {
+      decide(id, index, error, net::CallResult{});
+    });
+  }
+}
+
+void ServiceClient::Impl::answered(std::uint64_t id, std::uint32_t index,
+                                   const net::CallResult& result) {
+  decide(id, index, std::string(net::errorName(result)), result);
+}
+
+void ServiceClient::Impl::decide(std::uint64_t id, std::uint32_t index, const std::string& error,
+                                 net::CallResult result) {
+  const nanoseconds now = steadyNow();
+  const auto it = calls_.find(id);
+  Call* call = it == calls_.end() ? nullptr : it->second.get();
+  Sent* sent = call != nullptr && index < call->sent.size() ? &call->sent[index] : nullptr;
+  if (sent == nullptr || !sent->open) {  // the call ended, or dropped this attempt: a loser
+    const std::lock_guard lock(statsMutex_);
+    ++stats_.lateAnswers;
+    return;
+  }
+  sent->open = false;
+  providers_.finished(sent->provider, sent->at);
+  // The provider answered (even with an application's error) unless the error says it did not.
+  const bool healthy = error.empty() || !tasks::cluster::retryable(error);
+  const bool answeredAtAll = result.status == net::CallStatus::Ok;
+  providers_.outcome(sent->provider, healthy, answeredAtAll ? now - sent->at : nanoseconds(0), now);
+  if (error.empty()) hedgeDelay_.observe(now - sent->at, now);
+  if (answeredAtAll) call->response = std::move(result);
+  Context context(*this, *call);
+  apply(id, *call, call->machine.onAnswer(context, index, {error.empty(), error}, now));
+}
+
+void ServiceClient::Impl::woke(std::uint64_t id) {
+  const auto it = calls_.find(id);
+  if (it == calls_.end()) return;
+  Call& call = *it->second;
+  Context context(*this, call);
+  apply(id, call, call.machine.onWake(context, steadyNow()));
+}
+
+void ServiceClient::Impl::end(std::uint64_t id, Call& call, const CallResult& result) {
+  (void)call.wake.cancel();
+  CallOutcome o;
+  o.ok = result.ok;
+  o.error = result.error;
+  o.attempts = result.attempts;
+  o.hedgeWon = result.hedgeWon;
+  o.failsafe = result.failsafe;
+  o.failback = result.failback;
+  o.latency = result.latency;
+  if (result.provider) {
+    if (const auto* p = providers_.find(*result.provider)) o.provider = p->url;
+  }
+  if (result.attempt && !result.failsafe && !result.failback) o.response = std::move(call.response);
+  {
+    const std::lock_guard lock(statsMutex_);
+    ++(o.ok ? stats_.ok : stats_.failed);
+    stats_.hedgesWon += o.hedgeWon ? 1 : 0;
+    stats_.ejections = providers_.ejections();
+  }
+  const CallDone done = std::move(call.done);
+  calls_.erase(id);  // `call` is gone from here
+  try {
+    done(o);
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Error, "cluster: a call's done callback threw: {}", e.what());
+  } catch (...) {
+    core::log(core::LogLevel::Error, "cluster: a call's done callback threw");
+  }
+}
+
+// Every 5 ms while calls run: suspicion of providers whose calls wait too long; every outlier
+// interval, the ejector's evaluation.
+void ServiceClient::Impl::armSweep() {
+  if (closed_) return;
+  try {
+    sweep_ = timer_.newTimeout(
+        [loop = &loop_, weak = weak_from_this()] {
+          (void)loop->post([weak] {
+            if (const auto self = weak.lock()) self->sweep();
+          });
+        },
+        std::chrono::milliseconds(5));
+  } catch (const std::exception& e) {
+    core::log(core::LogLevel::Warn, "cluster: no sweep of suspect providers: {}", e.what());
+  }
+}
+
+void ServiceClient::Impl::sweep() {
+  const nanoseconds now = steadyNow();
+  const bool evaluate = now - lastEvaluate_ >= options_.outlier.interval;
+  if (evaluate) lastEvaluate_ = now;
+  providers_.sweep(now, evaluate);
+  if (!calls_.empty()) armSweep();
+}
+
+void ServiceClient::Impl::close() {
+  if (closing_.exchange(true)) return;
+  const auto endAll = [this] {
+    closed_ = true;
+    (void)sweep_.cancel();
+    while (!calls_.empty()) {
+      const auto it = calls_.begin();
+      CallResult r;
+      r.error = std::string(tasks::errors::kDisconnected);
+      r.attempts = static_cast<std::uint32_t>(it->second->sent.size());
+      end(it->first, *it->second, r);
+    }
+  };
+  if (!loop_.call(endAll)) endAll();  // a stopped loop runs nothing any more: end them here
+  directory_.close();
+}
+
+ServiceClient::Stats ServiceClient::Impl::stats() const {
+  const std::lock_guard lock(statsMutex_);
+  return stats_;
+}
+
+std::size_t ServiceClient::Impl::providers() {
+  std::size_t n = 0;
+  (void)loop_.call([&] { n = providers_.size(); });
+  return n;
+}
+
+std::size_t ServiceClient::Impl::available() {
+  std::size_t n = 0;
+  (void)loop_.call([&] { n = providers_.availableCount(steadyNow()); });
+  return n;
+}
+
+ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                             registry::Registry& registry, std::string service,
+                             ClusterOptions options) {
+  if (service.empty()) throw std::invalid_argument("ServiceClient: an empty service name");
+  impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options));
+}
+
+ServiceClient::~ServiceClient() { close(); }
+
+void ServiceClient::start() { impl_->start(); }
+void ServiceClient::close() { impl_->close(); }
+void ServiceClient::call(std::string body, CallOptions options, CallDone done) {
+  impl_->call(std::move(body), options, std::move(done));
+}
+ServiceClient::Stats ServiceClient::stats() const { return impl_->stats(); }
+std::size_t ServiceClient::providers() const { return impl_->providers(); }
+std::size_t ServiceClient::available() const { return impl_->available(); }
+
+}  // namespace wheelbeat::cluster
