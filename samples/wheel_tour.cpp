@@ -5,6 +5,7 @@
 // pattern), survives a task that throws, stops the wheel and prints its metrics. It also checks
 // what it shows, so it doubles as a test (ctest: sample_wheel_tour). Run it: make demo.
 #include "common/format.h"
+#include "common/program.h"
 #include "common/say.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -81,7 +82,13 @@ void expect(bool ok, std::string_view what) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status = samples::noOptions(
+          argc, argv, "wheel_tour",
+          "A first look at the shared hashed wheel timer on the real clock: one-shot timeouts, "
+          "cancels, a task that re-arms itself, a task that throws, stop() and the metrics. It "
+          "checks what it shows and exits 0 when all of it held."))
+    return *status;
   samples::lineBufferedOutput();
   // Events main waits for: 4 one-shots, the heartbeat's last beat, the error hook's call.
   Countdown allDone(6);

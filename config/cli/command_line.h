@@ -201,9 +201,50 @@ private:
     } catch (const CLI::CallForVersion& e) {
       out << e.what() << "\n";
       return 0;
+    } catch (const CLI::ExtrasError& e) {
+      return fail(std::string(e.what()) + nearMiss(args), err);
     } catch (const CLI::ParseError& e) {
       return fail(e.what(), err);
     }
+  }
+
+  // " (did you mean --port?)" for the first "--flag" in `args` that names no option but is
+  // within two edits of one; "" when there is none.
+  [[nodiscard]] std::string nearMiss(const std::vector<std::string>& args) const {
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+      if (it->size() < 3 || it->compare(0, 2, "--") != 0) continue;
+      const std::string flag = it->substr(2, it->find('=') - 2);
+      std::string best;
+      std::size_t bestDistance = 3;
+      for (const CLI::Option* opt : app_.get_options()) {
+        for (const std::string& name : opt->get_lnames()) {
+          if (name == flag) continue;
+          const std::size_t d = editDistance(flag, name);
+          if (d < bestDistance) {
+            bestDistance = d;
+            best = name;
+          }
+        }
+      }
+      if (!best.empty()) return " (did you mean --" + best + "?)";
+    }
+    return {};
+  }
+
+  // Levenshtein distance (insertions, deletions, substitutions), one row at a time.
+  static std::size_t editDistance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
   }
 
   std::string name_;

@@ -15,6 +15,8 @@
 
 #include "say.h"
 
+#include <command_line.h>
+
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/metrics_endpoint.h>
@@ -30,6 +32,23 @@
 #include <vector>
 
 namespace samples {
+
+// A CLI11 check for a HOST:PORT flag (--metrics): a host, a colon and a port 0..65535, checked
+// while the command line is parsed, so a bad value stops the program before it binds anything.
+inline CLI::Validator hostPortCheck() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const auto colon = value.rfind(':');
+        const std::string port = colon == std::string::npos ? "" : value.substr(colon + 1);
+        const bool digits = !port.empty() && port.size() <= 5 &&
+                            port.find_first_not_of("0123456789") == std::string::npos;
+        if (colon != 0 && colon != std::string::npos && digits && std::stoul(port) <= 65535) {
+          return {};
+        }
+        return "\"" + value + "\" (expected: HOST:PORT, e.g. 127.0.0.1:9464)";
+      },
+      "");
+}
 
 class SampleMetrics {
 public:

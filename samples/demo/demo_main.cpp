@@ -11,6 +11,7 @@
 // The nodes' logs go to a folder /tmp/wheelbeat-demo-XXXXXX ($TMPDIR when set), removed on every
 // exit (success, failure, SIGINT / SIGTERM) unless --keep-logs, which names it on the way out.
 #include "cluster.h"
+#include "cluster_json.h"
 #include "command_line.h"
 #include "common/say.h"
 #include "common/shutdown_signal.h"
@@ -25,6 +26,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,15 +40,16 @@ struct Args {
   bool keepLogs = false;
   std::string registry = "embedded";
   std::optional<std::string> node;
-  std::string config = WHEELBEAT_DEMO_CONFIG;
+  std::optional<std::string> config;  // none: the built-in cluster.json
 };
 
 // The detection bounds follow from the configuration the nodes run with.
-demo::DemoOptions configure(const Args& args, const char* argv0) {
+// `configPath`: --config's file, or the built-in configuration written to the demo's folder.
+demo::DemoOptions configure(const Args& args, const char* argv0, std::string configPath) {
   demo::DemoOptions o;
   o.plain = args.plain || ::isatty(STDOUT_FILENO) == 0;
   o.registry = args.registry;
-  o.configPath = args.config;
+  o.configPath = std::move(configPath);
   const auto self = std::filesystem::absolute(argv0).parent_path();
   o.nodeBinary = args.node.value_or((self / "wheelbeat_demo_node").string());
   const wheelbeat::config::Config cfg = wheelbeat::config::load(o.configPath);
@@ -107,13 +110,23 @@ int summarize(const demo::Scenario& scenario, int uncleanExits) {
   return all ? 0 : 1;
 }
 
+// The built-in configuration as a file in `dir`, for the nodes' --config.
+std::string writeBuiltInConfig(const std::string& dir) {
+  const std::string path = dir + "/cluster.json";
+  std::ofstream out(path);
+  out << demo::kBuiltInConfig;
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path));
+  return path;
+}
+
 int run(const Args& args, const char* argv0) {
-  demo::DemoOptions options = configure(args, argv0);
-  samples::ShutdownSignal shutdown;
   // The nodes' logs, then ZooKeeper's config and data (both declared before the cluster:
   // destroyed after it, once every child, the JVM included, is reaped).
   const TempDir logs("wheelbeat-demo-", args.keepLogs);
   const std::string& logDir = logs.path();
+  demo::DemoOptions options =
+      configure(args, argv0, args.config ? *args.config : writeBuiltInConfig(logDir));
+  samples::ShutdownSignal shutdown;
   std::optional<TempDir> zkDir;
   if (options.registry == "zookeeper") {
     zkDir.emplace("wheelbeat-demo-zk-", false);
@@ -182,7 +195,7 @@ int main(int argc, char** argv) {
   cmd.app()
       .add_option("--config", args.config, "the cluster's configuration (JSON)")
       ->type_name("FILE")
-      ->capture_default_str();
+      ->default_str("the built-in samples/demo/cluster.json");
   cmd.app().add_flag("--keep-logs", args.keepLogs,
                      "keep the nodes' log folder and print where it is (default: removed on exit)");
   if (const auto status = cmd.parse(argc, argv)) return *status;

@@ -3,7 +3,7 @@
 //   build/bin/echo_client --host 127.0.0.1 --port 20880 [--config samples/configs/client.json]
 //                         [--metrics 127.0.0.1:9465]
 //   build/bin/echo_client --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
-//                         [--application NAME] [--version 1.0.0] [--group G]
+//                         [--application NAME] [--service-version 1.0.0] [--group G]
 //
 // With --registry (echo_registry.h) the providers come from the registry: a registry::Directory
 // keeps one connection per listed provider that matches this consumer as Dubbo matches them
@@ -327,7 +327,7 @@ constexpr const char* kSynopsis =
     "usage: echo_client [--host HOST] [--port PORT] [--config FILE.json] [--metrics HOST:PORT]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
-    "                    [--application NAME] [--version V] [--group G]]\n"
+    "                    [--application NAME] [--service-version V] [--group G]]\n"
     "       echo_client --help | --version";
 
 constexpr const char* kDescription =
@@ -340,12 +340,11 @@ constexpr const char* kDescription =
 constexpr const char* kExamples =
     "  echo_client --host 127.0.0.1 --port 20880 --config samples/configs/client.json\n"
     "  echo_client --registry=zookeeper://127.0.0.1:2181 --service org.example.Echo "
-    "--version 1.0.0\n";
+    "--service-version 1.0.0\n";
 
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
-  // --version is also the service version (echo_registry.h): no separate --version switch.
-  wheelbeat::cli::CommandLine cmd("echo_client", kSynopsis, kDescription, kExamples, false);
+  wheelbeat::cli::CommandLine cmd("echo_client", kSynopsis, kDescription, kExamples);
   Args args;
   cmd.app()
       .add_option("--host", args.host, "the server's host (not with --registry)")
@@ -364,13 +363,10 @@ int main(int argc, char** argv) {
       .add_option("--metrics", args.metrics,
                   "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
+      ->check(samples::hostPortCheck())
       ->default_str("the --config file's metrics section, else none");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
   if (const auto status = cmd.parse(argc, argv)) return *status;
-  if (args.registry.version == samples::echo::kProgramVersionAsked) {
-    fmt::print("{}\n", wheelbeat::cli::versionText(cmd.name()));
-    return 0;
-  }
   try {
     return run(args);
   } catch (const std::exception& e) {

@@ -4,8 +4,7 @@
 //                         scheme is checked case-sensitively, a wrong one named with the allowed
 //   --service INTERFACE   the Dubbo interface, e.g. org.example.Echo (required with --registry)
 //   --application NAME    the application parameter (default: the tool's name)
-//   --version V           the service version ("" = unversioned, as Dubbo: matches only "");
-//                         --version without a value prints the program's version instead
+//   --service-version V   the service version ("" = unversioned, as Dubbo: matches only "")
 //   --group G             the service group ("" = none); a consumer may give "a,b" or "*"
 //
 // Every value is checked here, and a bad one throws std::invalid_argument naming its flag, the
@@ -61,10 +60,6 @@ struct RegistryArgs {
   std::optional<std::string> group;
 };
 
-// What --version without a value leaves in RegistryArgs::version (CLI11 fills a value-less
-// option with its default string): a control character, which no service version may contain.
-inline const std::string kProgramVersionAsked = "\x01version";
-
 inline constexpr const char* kRegistrySchemes[] = {"embedded", "redis", "zookeeper"};
 
 // --registry's scheme, exactly (case-sensitive), before parseRegistryUrl checks the rest.
@@ -94,12 +89,9 @@ inline void addRegistryOptions(CLI::App& app, RegistryArgs& args,
   app.add_option("--application", args.application, "the application parameter")
       ->type_name("NAME")
       ->default_str(defaultApplication);
-  app.add_option("--version", args.version,
-                 "with V: the service version (default: \"\", unversioned); without: print the "
-                 "program's version and exit")
-      ->option_text("[V]")
-      ->expected(0, 1)
-      ->default_str(kProgramVersionAsked);
+  app.add_option("--service-version", args.version, "the service version")
+      ->type_name("V")
+      ->default_str("\"\", unversioned");
   app.add_option("--group", args.group, "the service group; a consumer may give \"a,b\" or \"*\"")
       ->type_name("G")
       ->default_str("\"\", none");
@@ -128,7 +120,7 @@ inline std::optional<RegistryFlags> registryFlags(const RegistryArgs& args,
     const std::pair<const char*, const std::optional<std::string>*> others[] = {
         {"--service", &args.service},
         {"--application", &args.application},
-        {"--version", &args.version},
+        {"--service-version", &args.version},
         {"--group", &args.group}};
     for (const auto& [flag, value] : others) {
       if (value->has_value()) throw std::invalid_argument(fmt::format("{} needs --registry", flag));
@@ -150,7 +142,7 @@ inline std::optional<RegistryFlags> registryFlags(const RegistryArgs& args,
   r.application = args.application.value_or(defaultApplication);
   checkToken("--application", r.application, false);
   r.version = args.version.value_or("");
-  checkToken("--version", r.version, true);
+  checkToken("--service-version", r.version, true);
   r.group = args.group.value_or("");
   checkToken("--group", r.group, true);
   return r;

@@ -3,7 +3,7 @@
 //   build/bin/echo_server --port 20880 [--config samples/configs/server.json]
 //                         [--metrics 127.0.0.1:9464] [--io-threads N]
 //   build/bin/echo_server --port 0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo
-//                         [--application NAME] [--version 1.0.0] [--group G]
+//                         [--application NAME] [--service-version 1.0.0] [--group G]
 //
 // With --registry (echo_registry.h) it registers itself as a Dubbo provider once it listens:
 //   dubbo://HOST:PORT/INTERFACE?anyhost=true&application=..&category=providers&default.timeout=..
@@ -228,7 +228,7 @@ constexpr const char* kSynopsis =
     "usage: echo_server [--port PORT] [--config FILE.json] [--metrics HOST:PORT] [--io-threads N]\n"
     "                   [--registry embedded://H:P|redis://H:P|zookeeper://H:P --service "
     "INTERFACE\n"
-    "                    [--application NAME] [--version V] [--group G]]\n"
+    "                    [--application NAME] [--service-version V] [--group G]]\n"
     "       echo_server --help | --version";
 
 constexpr const char* kDescription =
@@ -241,12 +241,11 @@ constexpr const char* kDescription =
 constexpr const char* kExamples =
     "  echo_server --port 20880 --config samples/configs/server.json\n"
     "  echo_server --port=0 --registry zookeeper://127.0.0.1:2181 --service org.example.Echo "
-    "--version 1.0.0\n";
+    "--service-version 1.0.0\n";
 
 int main(int argc, char** argv) {
   samples::lineBufferedOutput();
-  // --version is also the service version (echo_registry.h): no separate --version switch.
-  wheelbeat::cli::CommandLine cmd("echo_server", kSynopsis, kDescription, kExamples, false);
+  wheelbeat::cli::CommandLine cmd("echo_server", kSynopsis, kDescription, kExamples);
   Args args;
   cmd.app()
       .add_option("--port", args.port, "the listen port, 0: any free one")
@@ -261,6 +260,7 @@ int main(int argc, char** argv) {
       .add_option("--metrics", args.metrics,
                   "serve every wheelbeat metric at http://HOST:PORT/metrics (Prometheus)")
       ->type_name("HOST:PORT")
+      ->check(samples::hostPortCheck())
       ->default_str("the --config file's metrics section, else none");
   cmd.app()
       .add_option("--io-threads", args.ioThreads,
@@ -270,10 +270,6 @@ int main(int argc, char** argv) {
       ->default_str("one loop");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
   if (const auto status = cmd.parse(argc, argv)) return *status;
-  if (args.registry.version == samples::echo::kProgramVersionAsked) {
-    fmt::print("{}\n", wheelbeat::cli::versionText(cmd.name()));
-    return 0;
-  }
   try {
     return run(args);
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest sample_echo_zookeeper: the echo tools joined through a real ZooKeeper.
 #   1. a standalone ZooKeeper (Debian's package) on a free loopback port, in a temporary directory
-#   2. echo_server --registry zookeeper://... --service org.example.Echo --version 1.0.0
+#   2. echo_server --registry zookeeper://... --service org.example.Echo --service-version 1.0.0
 #   3. echo_client (same service and version) lists the provider, connects, gets echoes; a second
 #      client asking version 2.0.0 never connects (Dubbo's version match)
 #   4. the server is SIGKILLed (no unregister): its ephemeral node goes with its session (4 s
@@ -88,12 +88,12 @@ out=$("$client_bin" --registry "etcd://127.0.0.1:1" --service org.example.Echo 2
 [ $rc -eq 2 ] && grep -q -- '--registry' <<<"$out" || fail "bad --registry: exit $rc: $out"
 out=$("$server_bin" --registry "$registry" --service "org/example" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q -- '--service' <<<"$out" || fail "bad --service: exit $rc: $out"
-out=$("$client_bin" --registry "$registry" --service org.example.Echo --version "1 0" 2>&1); rc=$?
-[ $rc -eq 2 ] && grep -q -- '--version' <<<"$out" || fail "bad --version: exit $rc: $out"
+out=$("$client_bin" --registry "$registry" --service org.example.Echo --service-version "1 0" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q -- '--service-version' <<<"$out" || fail "bad --service-version: exit $rc: $out"
 
 # 2. The provider.
 "$server_bin" --port 0 --config "$dir/echo.json" --registry "$registry" \
-  --service org.example.Echo --version 1.0.0 >"$dir/server.log" 2>&1 &
+  --service org.example.Echo --service-version 1.0.0 >"$dir/server.log" 2>&1 &
 spid=$!
 within 20 grep -q ' INFO  echo_server: registered dubbo://' "$dir/server.log" || fail "no registration"
 url=$(sed -n 's/.* INFO  echo_server: registered \([^ ]*\).*/\1/p' "$dir/server.log")
@@ -101,10 +101,10 @@ echo "provider: $url"
 
 # 3. The consumers.
 "$client_bin" --config "$dir/echo.json" --registry "$registry" --service org.example.Echo \
-  --version 1.0.0 >"$dir/client.log" 2>&1 &
+  --service-version 1.0.0 >"$dir/client.log" 2>&1 &
 cpid=$!
 "$client_bin" --config "$dir/echo.json" --registry "$registry" --service org.example.Echo \
-  --version 2.0.0 >"$dir/client2.log" 2>&1 &
+  --service-version 2.0.0 >"$dir/client2.log" 2>&1 &
 c2pid=$!
 responses() { grep -c ' INFO  response' "$dir/client.log"; }
 echoed() { [ "$(responses)" -ge 2 ]; }

@@ -5,6 +5,7 @@
 // and returns a small Timeout handle that can cancel it. This is how wheelbeat bounds a connect
 // attempt or a request: schedule the "too late" task, cancel it when the answer comes first.
 #include "common/format.h"
+#include "common/program.h"
 #include "common/say.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -20,7 +21,11 @@ using wheelbeat::core::HashedWheelTimer;
 using wheelbeat::core::Timeout;
 using wheelbeat::core::WheelOptions;
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status = samples::noOptions(argc, argv, "tutorial_01_one_shot_timeouts",
+                                             "Tutorial 01: one-shot timeouts on the shared wheel, "
+                                             "and cancelling them through their handle."))
+    return *status;
   samples::lineBufferedOutput();
   // 10 ms ticks: fine enough for this tutorial (the default, 100 ms, suits heartbeats).
   HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});

@@ -6,6 +6,7 @@
 // whether and when to come back, so stopping is simply not re-arming, and a run can adapt the
 // next delay (heartbeats re-arm for exactly the time left until the link would be idle).
 #include "common/format.h"
+#include "common/program.h"
 #include "common/say.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -41,7 +42,11 @@ struct Ticker {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status = samples::noOptions(
+          argc, argv, "tutorial_02_periodic_task",
+          "Tutorial 02: a periodic task that re-arms itself from inside its own run."))
+    return *status;
   samples::lineBufferedOutput();
   HashedWheelTimer timer(WheelOptions{.tickDuration = 10ms});
   std::atomic<int> runs{0};

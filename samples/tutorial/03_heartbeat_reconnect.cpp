@@ -7,6 +7,7 @@
 // wheel; every socket lives on the EventLoop's thread. Here the server goes away and comes back
 // on the same port, and the client finds it again.
 #include "common/format.h"
+#include "common/program.h"
 #include "common/say.h"
 #include "common/wait.h"
 
@@ -48,7 +49,12 @@ std::unique_ptr<net::TcpServer> startServer(net::EventLoop& loop,
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status = samples::noOptions(
+          argc, argv, "tutorial_03_heartbeat_reconnect",
+          "Tutorial 03: heartbeat and reconnect between a client and a server in one process; the "
+          "server goes away and comes back, and the client finds it again."))
+    return *status;
   samples::lineBufferedOutput();
   // libuv writes with write(2): a write to a connection the peer reset raises SIGPIPE, which
   // kills a process by default. Every program using wheelbeat's net layer ignores it (the

@@ -5,6 +5,7 @@
 // them round robin (Channel::request correlates responses by id, with a timeout), and retries a
 // failed call on the other provider (tasks::FailbackInvoker). Then one provider goes away: the
 // consumer's calls keep succeeding on the other one.
+#include "common/program.h"
 #include "common/say.h"
 #include "common/wait.h"
 #include "rpc/greeter.h"
@@ -75,7 +76,12 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status = samples::noOptions(
+          argc, argv, "tutorial_05_rpc_greeter",
+          "Tutorial 05: an embeddable RPC (the greeter) over an embedded registry: two providers, "
+          "a consumer that fails over when one goes away."))
+    return *status;
   samples::lineBufferedOutput();
   // libuv writes with write(2): a write to a connection the peer reset raises SIGPIPE, which
   // kills a process by default. Every program using wheelbeat's net layer ignores it (the

@@ -9,6 +9,7 @@
 // answer within the request timeout → "timeout") — and answers the third; a last call it refuses
 // as a bad request, which the policy's ignore list stops at once.
 #include "common/format.h"
+#include "common/program.h"
 #include "common/say.h"
 #include "common/wait.h"
 
@@ -86,7 +87,12 @@ tasks::RetryResult callWithRetries(tasks::RetryRunner& runner, net::Channel& cha
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (const auto status =
+          samples::noOptions(argc, argv, "tutorial_06_retry_from_json",
+                             "Tutorial 06: a retry policy from JSON put to work by RetryRunner "
+                             "against a service that fails its first calls."))
+    return *status;
   samples::lineBufferedOutput();
   std::signal(SIGPIPE, SIG_IGN);  // as every program using the net layer (see tutorial 04)
   const config::Config cfg = config::loadString(kDocument);

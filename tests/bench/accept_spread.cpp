@@ -1,11 +1,12 @@
-// wheelbeat_accept_spread: how a TcpServer on an EventLoopGroup spreads connections (issue 14).
-// Its first version (commit c261bb7, WHEELBEAT_ACCEPT=reuseport|handover) compared the two
-// designs of tcp_server.h's "Loop group" note; the SO_REUSEPORT one is gone since.
-//   wheelbeat_accept_spread [loops] [connections] [trials]
+// wheelbeat_accept_spread: how a TcpServer on an EventLoopGroup spreads connections (the design
+// note "Loop group" in tcp_server.h).
+//   wheelbeat_accept_spread [--loops N] [--connections N] [--trials N]
 // 1. Rate: one thread opens `connections` blocking loopback connections (kept open) and the
 //    server's accepted() is awaited; prints connections/s and the per-loop counts.
 // 2. Few connections: `trials` times, open `loops` connections at once, count the loops that got
 //    one, close them; prints the share of trials where every loop got exactly one.
+#include "command_line.h"
+
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/net.h>
 
@@ -80,9 +81,31 @@ void closeAll(std::vector<int>& fds, net::TcpServer& server) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t loops = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 4;
-  const int connections = argc > 2 ? std::atoi(argv[2]) : 1000;
-  const int trials = argc > 3 ? std::atoi(argv[3]) : 200;
+  std::size_t loops = 4;
+  int connections = 1000;
+  int trials = 200;
+  wheelbeat::cli::CommandLine cmd(
+      "wheelbeat_accept_spread",
+      "usage: wheelbeat_accept_spread [--loops N] [--connections N] [--trials N]\n"
+      "       wheelbeat_accept_spread --help | --version",
+      "How a TcpServer on an EventLoopGroup spreads accepted connections over its loops: the "
+      "accept rate of --connections loopback connections, then --trials rounds of one "
+      "connection per loop. Exit status: 0 every connection was accepted, 1 otherwise, 2 bad "
+      "usage.",
+      "  wheelbeat_accept_spread --loops 4 --connections 1000\n");
+  cmd.app()
+      .add_option("--loops", loops, "event loops in the group")
+      ->check(CLI::Range(std::size_t{1}, net::kMaxIoThreads).description(""))
+      ->capture_default_str();
+  cmd.app()
+      .add_option("--connections", connections, "connections of the rate test")
+      ->check(CLI::Range(1, 8000).description(""))
+      ->capture_default_str();
+  cmd.app()
+      .add_option("--trials", trials, "rounds of the few-connections test")
+      ->check(CLI::Range(1, 100000).description(""))
+      ->capture_default_str();
+  if (const auto status = cmd.parse(argc, argv)) return *status;
   core::HashedWheelTimer timer;
   net::EventLoopGroup group(loops);
   Spread spread;

@@ -21,8 +21,8 @@
 //    "faults":{…}}
 // After the run: every sample after the warm-up must lie within ±5 % (--tolerance) of the first one
 // after it
-// (RSS, fds, pending timeouts); a last line {"result":"flat"|"grew",…}; exit status 0 / 1 (2: a
-// sample could not reach the quiet state, 64: bad arguments).
+// (RSS, fds, pending timeouts); a last line {"result":"flat"|"grew",…}; exit status 0 / 1 (3: a
+// sample could not reach the quiet state, 2: bad arguments, as every wheelbeat program).
 #include "command_line.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -73,15 +73,16 @@ constexpr const char* kSynopsis =
 constexpr const char* kDescription =
     "Churn, faults and flat resource figures: N clients, a server and an embedded registry on\n"
     "one wheel, a random fault every 1-4 s, one JSON line per sample period, a verdict line.\n"
-    "Exit status: 0 flat, 1 grew, 2 a sample could not reach the quiet state, 64 bad usage.";
+    "Exit status: 0 flat, 1 grew, 3 a sample could not reach the quiet state, 2 bad usage.";
 
 constexpr const char* kExamples =
     "  wheelbeat_soak --minutes 60 --connections 2000\n"
     "  wheelbeat_soak --minutes=0.67 --connections 100 --warmup-minutes 0.15 --sample-seconds 10 "
     "--tolerance 0.5\n";
 
-// Bad arguments exit 64 (EX_USAGE): 2 already means "no quiet state" here.
-constexpr int kBadUsage = 64;
+// Bad arguments exit 2, as every wheelbeat program's; "no quiet state" is 3.
+constexpr int kBadUsage = wheelbeat::cli::kBadUsage;
+constexpr int kNoQuietState = 3;
 
 void addOptions(CLI::App& app, Args& a) {
   app.add_option("--minutes", a.minutes, "how long to churn")
@@ -182,7 +183,7 @@ public:
       while (Clock::now() < sampleAt) strikeAndWait(sampleAt);
       if (!quiet()) {
         fmt::print("{{\"result\":\"error\",\"why\":\"not quiet within 30 s after the faults\"}}\n");
-        return 2;
+        return kNoQuietState;
       }
       samples.push_back(sample(++minute));
     }

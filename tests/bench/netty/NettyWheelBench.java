@@ -38,7 +38,7 @@ public final class NettyWheelBench {
 
   static final String USAGE = String.join("\n",
       "usage: wheelbeat_netty_bench [--scenario S1,S2,...] [--reps N] [--warmup N] [--quick]",
-      "       wheelbeat_netty_bench --help",
+      "       wheelbeat_netty_bench --help | --version",
       "",
       "wheelbeat_bench's scenarios S1-S7 on Netty's HashedWheelTimer: one JSON line per scenario",
       "on stdout, progress on stderr. Exit status: 0 done, 1 a run failed, 2 bad usage.",
@@ -63,6 +63,11 @@ public final class NettyWheelBench {
     try {
       if (args.length == 3 && args[0].equals("--s4-child")) {
         System.exit(Memory.childMain(Integer.parseInt(args[1]), Long.parseLong(args[2])));
+      }
+      if (java.util.Arrays.asList(args).contains("--version")) {
+        // The wrapper passes the project's version (CMake's PROJECT_VERSION).
+        System.out.println("wheelbeat_netty_bench " + System.getProperty("wheelbeat.version"));
+        return;
       }
       Plan plan = Cli.parse(args);
       if (plan == null) {
