@@ -144,7 +144,8 @@ demo: deps
 # ~25 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
-# build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
+# build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor), and
+# tests/bench/perf_tables.sh rewrites the result tables of docs/performance.md from them.
 BENCH_DIR := build/bench
 NETTY_ARGS ?= $(filter-out --self-check,$(ARGS))
 bench:
@@ -170,7 +171,8 @@ bench:
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
 	  | tee -a $(BENCH_DIR)/results.jsonl; \
-	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR)
+	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR); \
+	tests/bench/perf_tables.sh $(BENCH_DIR)/results.jsonl docs/performance.md
 
 # The soak (not in CI): 2 000 connections churned by a random fault every 1-4 s (server and
 # registry restarts, garbage and partial-frame peers, loop stalls) for SOAK_MINUTES; one JSON line
