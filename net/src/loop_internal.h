@@ -70,8 +70,8 @@ void runFlushNode(FlushNode* node) noexcept;
 
 // Frames a channel queues inside its own read callback (answers, a pipelining client's next
 // requests) wait here for the flush at the read's end (ChannelCore::flush()): a loop runs one read
-// callback at a time, so one buffer per loop serves all its channels with no lock (R1's server
-// took the channel's send lock once per response before) and no allocation once warm. `owner`:
+// callback at a time, so one buffer per loop serves all its channels with no lock (rather than
+// the channel's send lock once per response) and no allocation once warm. `owner`:
 // the channel whose frames it holds (null: none). Loop thread only.
 struct ReadOutbox {
   std::string data;

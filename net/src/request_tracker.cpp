@@ -14,8 +14,8 @@ namespace wheelbeat::net::detail {
 // A request's timeout task must reach its tracker while the tracker lives, and do nothing after.
 // A std::weak_ptr and the id made the task 32 bytes: TimerTask then put it on the heap, and the
 // wheel thread freed it, so every request cost a cross-thread malloc/free pair (glibc's slow
-// path: 15 % of an R1 client's CPU, perf). The task is a counted reference to this small link
-// plus the id: 16 bytes, inline in the wheel's entry.
+// path, a large share of a pipelining client's CPU). The task is a counted reference to this small
+// link plus the id: 16 bytes, inline in the wheel's entry.
 class RequestTracker::Link {
 public:
   Link(RequestTracker* tracker, EventLoop* loop) : tracker_(tracker), loop_(loop) {}

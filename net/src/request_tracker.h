@@ -3,7 +3,7 @@
 //
 // The map of pending requests belongs to the loop thread: a request started there, its response
 // and its connection's close touch it without a lock, and answered entries' map nodes are reused
-// (an R1 client spent ~10 % of its CPU in the tracker's mutex and a node allocation per request).
+// (a mutex and a node allocation per request were a large share of a pipelining client's CPU).
 // A request started on another thread goes to a small inbox under a lock instead; the loop moves
 // the inbox into the map whenever it misses an id, and before failing everything on a close.
 // A timeout runs on the wheel thread, which only posts the id to the loop: the loop takes the

@@ -65,7 +65,7 @@ nanoseconds checkEvery(const HeartbeatOptions& o, nanoseconds timeout) noexcept 
 // The fixed idle rule of a healthy channel cannot hold before `untilDue` from now (its idle times
 // only restart; they never jump ahead), so of the checks every `interval` from now, the ones
 // before that are skipped: the first that could act is the next. Decisions are exactly those of a
-// check every interval (Dubbo's cadence, and the tolerance of pauses the D1 figures rest on), with
+// check every interval (Dubbo's cadence, and the tolerance of pauses benchmark D1 rests on), with
 // fewer runs: at the defaults a channel kept alive by heartbeats is looked at every 2-3 intervals.
 nanoseconds skipToDue(nanoseconds untilDue, nanoseconds interval) noexcept {
   if (untilDue <= interval) return interval;
@@ -146,8 +146,7 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
 // next deadline as Netty's IdleStateHandler does: a check before min(lastRead, lastWrite) +
 // heartbeat could not send (the timestamps only move forward), so the task sleeps until then
 // instead of waking every interval / 3. After a send it sleeps a whole heartbeat (afterSend()).
-// H1: one run per heartbeat, where checks every interval / 3 took 3 to 4 and a check interval / 3
-// after each send took 2.
+// So one run per heartbeat, where checks every interval / 3 took 3 to 4.
 nanoseconds HeartbeatTimerTask::runOnce(Channel& channel, nanoseconds now) {
   if (!channel.isConnected()) {
     phaseAt_ = spreadState_ != 0 ? kPickPhase : kNoPhase;  // the next connection picks its own

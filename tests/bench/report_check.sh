@@ -56,6 +56,28 @@ grep -qxF '| S7 | worker_cpu_ns_per_timeout | 98.79 | 164.8 | 0.5994 | 0.6 | yes
   "$out/netty/report.md" || fail "S7 vs Netty"
 grep -q '^| netty | 0.01232 | 1.142 | 6.931 | 9.293 | 9.918 |$' "$out/netty/report.md" || fail "S5 netty row"
 
+# perf_tables.sh: docs/performance.md's tables from recorded runs, written between their markers
+# of a copy of the page (the rest of the page unchanged); a page without a marker exits 2.
+page="$out/performance.md"
+cp "$here/../../docs/performance.md" "$page"
+"$here/perf_tables.sh" "$netty" "$page" 2>/dev/null
+grep -qxF '| S1 | ns_per_op | 134.9 | 61.77 | 2.184 | 0.6 | no |' "$page" || fail "perf: S1 row"
+grep -qxF 'H1 is not in these results.' "$page" || fail "perf: no H1"
+"$here/perf_tables.sh" "$here/data/sample_results.jsonl" "$page" 2>/dev/null
+grep -qxF '| wheelbeat | 29.872 | 1.039 | 4.26 / 4.65 | 200 | 0 | 4382.7 / 5652.5 |' "$page" || fail "perf: H1 row"
+grep -qxF '| 64 × 16 | 1 | wheelbeat | 387250.3 | 0.615 | 1.591 | 1.09 | - |' "$page" || fail "perf: R1 row"
+grep -qxF 'The wheel against Netty is not in these results.' "$page" || fail "perf: no Netty"
+[ "$(grep -c '^| S1 | ns_per_op |' "$page")" -eq 0 ] || fail "perf: old rows left"
+diff <(grep -v '^|' "$page" | grep -v 'not in these results' | grep -v '^| run') \
+     <(grep -v '^|' "$here/../../docs/performance.md" | grep -v 'not in these results') > /dev/null \
+  || fail "perf: text outside the markers changed"
+grep -v 'bench:D1 -->' "$page" > "$out/no_marker.md"
+set +e
+"$here/perf_tables.sh" "$netty" "$out/no_marker.md" 2>/dev/null
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "perf: a missing marker exits $rc, expected 2"
+
 set +e
 "$here/report.sh" only-one-argument 2>/dev/null
 rc=$?

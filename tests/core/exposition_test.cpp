@@ -1,7 +1,7 @@
 // The metric model (core/metrics.h): the exact Prometheus 0.0.4 text for known values (HELP /
 // TYPE, _total, escaping, cumulative buckets with +Inf, _sum, _count), the writer's checks, the
-// registry's collectors, the catalogue's rules, README's table, and the wheel's own metrics on a
-// manual clock.
+// registry's collectors, the catalogue's rules, docs/metrics.md's table, and the wheel's own
+// metrics on a manual clock.
 #include "support.h"
 
 #include <wheelbeat/core/metrics.h>
@@ -191,16 +191,16 @@ TEST_CASE("every catalogue entry is rendered exactly once and follows the naming
   CHECK(typeLines == static_cast<int>(wheelbeat::core::metricCatalogue().size()));
 }
 
-TEST_CASE("README's Metrics table is the catalogue") {
-  std::ifstream file(WHEELBEAT_SOURCE_DIR "/README.md");
+TEST_CASE("docs/metrics.md's table is the catalogue") {
+  std::ifstream file(WHEELBEAT_SOURCE_DIR "/docs/metrics.md");
   REQUIRE(file.good());
   std::ostringstream content;
   content << file.rdbuf();
   const std::string readme = content.str();
   const std::string table = wheelbeat::core::metricCatalogueMarkdown();
-  // Regenerate with: build/bin/wheelbeat_metrics_table (see README's Metrics section).
+  // Regenerate with: build/bin/wheelbeat_metrics_table (see docs/metrics.md).
   CHECK_MESSAGE(readme.find(table) != std::string::npos,
-                "README.md's metrics table differs from the catalogue; expected:\n", table);
+                "docs/metrics.md's table differs from the catalogue; expected:\n", table);
 }
 
 TEST_CASE("a registry runs its collectors until their registration goes") {

@@ -1,5 +1,5 @@
-// Prints the metric catalogue as README.md's Markdown table (core::metricCatalogueMarkdown()):
-// paste its output into README's "Metrics" section after changing the catalogue.
+// Prints the metric catalogue as docs/metrics.md's Markdown table
+// (core::metricCatalogueMarkdown()): paste its output there after changing the catalogue.
 #include <wheelbeat/core/metrics.h>
 
 #include <fmt/format.h>

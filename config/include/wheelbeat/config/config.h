@@ -1,6 +1,6 @@
 // wheelbeat::config — a JSON document (nlohmann/json, used inside this layer's sources only) into
 // the plain option structs each layer owns. The format is described by config/wheelbeat.schema.json
-// (installed to share/wheelbeat/) and the README's configuration reference.
+// (installed to share/wheelbeat/) and docs/configuration.md.
 //
 // Contract
 //   - Durations are "60s", "500ms", "2m", "1h", "250us", "5ns", decimals ("1.5s", "0.1s" as gRPC's

@@ -53,7 +53,7 @@ public:
 };
 
 // A clock that moves only when told to. Starts at 1 s (not 0, so "time 0" is never special).
-// Pair it with TimerOptions::drive = Drive::Manual and HashedWheelTimer::advance(): time moves
+// Pair it with TimerHooks::drive = Drive::Manual and HashedWheelTimer::advance(): time moves
 // by advance()/set() on any thread, the wheel moves on the thread that calls timer.advance().
 class ManualClock final : public Clock {
 public:

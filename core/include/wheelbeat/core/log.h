@@ -4,7 +4,7 @@
 //   2026-11-25T14:03:07.412Z WARN  wheelbeat: the message
 // i.e. the wall-clock time in UTC (ISO 8601, milliseconds), the level padded to 5 characters,
 // and one "wheelbeat: " prefix (messages never carry it themselves). Applications route the
-// library's messages into their own logger (syslog, spdlog, ...: see the README) with
+// library's messages into their own logger (syslog, spdlog, ...: see docs/logging.md) with
 // setLogSink(); a sink receives the bare message, without time, level or prefix.
 //
 // Cost when disabled: log() checks the level before formatting anything. Its arguments are still

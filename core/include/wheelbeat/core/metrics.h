@@ -64,8 +64,8 @@ inline constexpr std::size_t kMaxLabels = 2;
 
 // Every metric of wheelbeat, in exposition order. Thread: any (a static table).
 [[nodiscard]] std::span<const MetricDef> metricCatalogue() noexcept;
-// The catalogue as a Markdown table (| Metric | Type | Labels | Meaning |), as README.md's
-// "Metrics" section shows it (a test keeps the two equal).
+// The catalogue as a Markdown table (| Metric | Type | Labels | Meaning |), as docs/metrics.md
+// shows it (a test keeps the two equal).
 [[nodiscard]] std::string metricCatalogueMarkdown();
 
 // Upper bounds (`le`) of every histogram's buckets, in seconds: 100 us .. 10 s, roughly 1-2.5-5

@@ -1,20 +1,22 @@
 // The exchange codec: Dubbo 2's 16-byte frame header, so wheelbeat peers and Dubbo 2 peers
 // understand each other's heartbeats, and any RPC framework can carry its own bodies.
 //
-// Frame (big-endian)
-//   offset 0  magic        0xDA 0xBB
-//          2  flags        0x80 request (else response), 0x40 two-way, 0x20 event,
-//                          low 5 bits: serialization id (hessian2 = 2)
-//          3  status       responses: 20 = OK (Dubbo's codes); requests: 0
-//          4  request id   8 bytes, any value (0 included); a response echoes its request's id
-//         12  body length  4 bytes, 0 .. maxBody
-//         16  body
-// Heartbeat request  DA BB E2 00 <id> 00 00 00 01 4E   (request | two-way | event | hessian2,
-//                                                        body = hessian2 null 'N')
-// Heartbeat response DA BB 22 14 <same id> 00 00 00 01 4E (event | hessian2, status OK)
-// READONLY event      DA BB A2 00 <id> 00 00 00 02 01 52  (request | event | hessian2, one-way;
-//                                                        body = hessian2 string "R": Dubbo's
-//                                                        Request.READONLY_EVENT)
+// Frame (big-endian):
+//
+//     offset 0  magic        0xDA 0xBB
+//            2  flags        0x80 request (else response), 0x40 two-way, 0x20 event,
+//                            low 5 bits: serialization id (hessian2 = 2)
+//            3  status       responses: 20 = OK (Dubbo's codes); requests: 0
+//            4  request id   8 bytes, any value (0 included); a response echoes its request's id
+//           12  body length  4 bytes, 0 .. maxBody
+//           16  body
+//     Heartbeat request  DA BB E2 00 <id> 00 00 00 01 4E   (request | two-way | event | hessian2,
+//                                                           body = hessian2 null 'N')
+//     Heartbeat response DA BB 22 14 <same id> 00 00 00 01 4E (event | hessian2, status OK)
+//     READONLY event      DA BB A2 00 <id> 00 00 00 02 01 52  (request | event | hessian2, one-way;
+//                                                           body = hessian2 string "R": Dubbo's
+//                                                           Request.READONLY_EVENT)
+//
 // Any frame with the event flag and the body "N" is a heartbeat (Dubbo's rule); an event request
 // with the body 01 52 is READONLY: the server is shutting down gracefully, send it no new calls.
 // Other frames are application frames and reach the embedding application untouched.

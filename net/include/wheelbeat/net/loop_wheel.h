@@ -4,14 +4,10 @@
 // Why
 //   By default the wheel has a thread of its own: it decides (a heartbeat is due) and queues, and
 //   the loop writes. Each heartbeat then crosses threads (the channel's lock, its queue and its
-//   reference count change cores twice), and a process runs two threads for one job. With a
-//   LoopWheel, `wheelbeat_net_bench --scenario H1` / `H2` on 2 cores (2026-11-27, medians of
-//   three rounds, against the raw-epoll floor of the same rounds) measured H1 (5 000
-//   connections) at 16.9 against 18.2 µs of CPU per heartbeat with the wheel thread (1.09 and
-//   1.18 × the floor), H2 (four client processes) at 16.6 against 17.0 µs (1.07 and 1.10 ×).
-//   Since a send from another thread hands its flush over with one compare-and-swap (the fifth
-//   session of that day, README), the two measure the same within noise: H1 15.60 against
-//   15.57 µs, H2 14.65 against 14.62 µs (one `make bench`).
+//   reference count change cores twice), and a process runs two threads for one job. A
+//   LoopWheel runs the tasks where the writes happen and saves that thread; since a send from
+//   another thread hands its flush over with one compare-and-swap, the two cost about the same
+//   per heartbeat (benchmarks H1 and H2, `--impl wheelbeat-loopwheel`: docs/performance.md).
 //   Use it for a process, or a wheel, served by one loop; with an EventLoopGroup keep the wheel's
 //   own thread (a wheel on one loop of the group would run every loop's tasks there).
 //

@@ -4,7 +4,7 @@
 // channel itself (one whole 17-byte response, same id); every other frame goes to the handler.
 //
 //   EventLoop loop;
-//   core::HashedWheelTimer& timer = sharedTimer();
+//   core::HashedWheelTimer timer;         // the process's one wheel, shared by servers and clients
 //   TcpServer server(loop, timer, options, ChannelHandler{
 //       .onFrame = [](Channel& ch, const FrameView& f) {
 //         if (f.isRequest()) (void)ch.send(f.serialization(), kStatusOk, f.id, "pong");
@@ -35,8 +35,8 @@
 // idle while others carry two or three: with 4 connections on 4 loops every loop got one in 6-13 %
 // of 200 trials (4!/4^4 = 9.4 %), 1.2 loops idle on average; round robin: every trial. The
 // hand-over costs an fcntl (dup), a close and a post per connection on loop 0; the accept rate
-// measured the same within the noise (6 800-16 000/s for both, one dialling thread), far above
-// what a heartbeat-driven RPC fleet opens. Besides, a closing SO_REUSEPORT listener resets the
+// measured the same within the noise for both, far above what a heartbeat-driven RPC fleet
+// opens. Besides, a closing SO_REUSEPORT listener resets the
 // connections still in its own backlog, and another process of the same user could bind the
 // same port and take a share of the connections.
 //

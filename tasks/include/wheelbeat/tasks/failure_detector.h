@@ -41,9 +41,9 @@ enum class DetectorKind {
 [[nodiscard]] std::string_view detectorKindName(DetectorKind kind) noexcept;
 
 // Plain options (config/ parses JSON into this struct). Akka's defaults but for the pause: Akka's
-// cluster allows 3 s at a 1 s heartbeat; 1 s is what benchmark D1 (README) found to keep paused
-// peers of up to 2.5 s alive at a 1 s heartbeat while still finding dead ones ~35 % sooner than
-// the fixed rule (with Akka's 0, φ closed paused peers 18 times as often as the fixed rule).
+// cluster allows 3 s at a 1 s heartbeat; 1 s is what benchmark D1 found to keep paused peers of
+// up to 2.5 s alive at a 1 s heartbeat while still finding dead ones sooner than the fixed rule
+// (with Akka's 0, φ closes paused peers many times as often: docs/performance.md, D1).
 struct PhiOptions {
   double threshold = 8.0;  // > 0: suspect at φ >= threshold
   std::chrono::nanoseconds minStdDeviation = std::chrono::milliseconds(100);  // > 0

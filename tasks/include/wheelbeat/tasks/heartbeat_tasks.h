@@ -67,9 +67,8 @@ struct HeartbeatOptions {
   // starting against a fleet, every client of a restarted server) then beat spread over the
   // interval, not in the same few ticks of every interval, forever (their deadlines follow
   // their connect). Costs at most one heartbeat per connect. Off by default (Dubbo's rule
-  // alone): in H1 (5 000 connections on 2 cores) it cost 19-20 us of CPU per heartbeat against
-  // 15.6-16 without, with the same RTT, for a reason not yet found (README, "Heartbeats at
-  // scale").
+  // alone): in benchmark H1 it costs more CPU per heartbeat for the same RTT, for a reason not
+  // yet found (docs/performance.md, "Open questions").
   bool spreadFirst = false;
 
   // A copy with the 0-defaults filled in (idleTimeout, closeTimeout, seed). Products saturate.
@@ -113,7 +112,7 @@ private:
 // at the next check after it. After a send, one heartbeat later: the heartbeat's write resets
 // the write idleness, and a silent peer gets one heartbeat per heartbeat interval, as Dubbo's
 // Netty transport sends them (an IdleStateHandler of `heartbeat` on reads), not one per check
-// as Dubbo's HeartbeatTimerTask did (since 2026-11-27; one run per heartbeat instead of two).
+// as Dubbo's HeartbeatTimerTask did (one run per heartbeat instead of two).
 // If the write is still queued for the loop (lastWrite() < now), the first tick strictly after
 // that instant, when a write made within one tick is due. Disconnected: every checkInterval().
 // With spreadFirst the first connected run also picks the connection's phase: a

@@ -1,6 +1,6 @@
 // ServiceOptions: what a provider advertises about its service in the registry, and what a consumer
 // asks for — in Dubbo's terms, so that Dubbo consumers accept wheelbeat providers and wheelbeat
-// consumers accept Dubbo providers (README: "Joining a Dubbo fleet on ZooKeeper").
+// consumers accept Dubbo providers (docs/guide/registry.md, "Joining a Dubbo fleet on ZooKeeper").
 //
 //   registry::ServiceOptions service{.interface = "org.example.Greeter", .application = "shop",
 //                                    .version = "1.0.0", .methods = {"sayHello"}};
