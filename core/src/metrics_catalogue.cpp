@@ -18,10 +18,20 @@ constexpr std::string_view kStates[] = {"disconnected", "connecting", "connected
 constexpr std::string_view kKinds[] = {"bad-magic", "body-too-large", "truncated-at-eof",
                                        "partial-frame-budget", "out-of-memory"};
 constexpr std::string_view kEngines[] = {"embedded", "redis", "zookeeper"};
+// tasks::cluster's names: CallMachine's outcomes, AttemptKind, EjectReason; a refused extra's cause.
+constexpr std::string_view kOutcomes[] = {"ok", "failed", "failsafe", "failback"};
+constexpr std::string_view kAttemptKinds[] = {"first", "retry", "hedge"};
+constexpr std::string_view kExtraKinds[] = {"retry", "hedge"};
+constexpr std::string_view kEjectReasons[] = {"consecutive", "percentage", "suspect"};
+constexpr std::string_view kRefusers[] = {"budget", "load-cap"};
 
 constexpr LabelDef kState[] = {{"state", kStates}};
 constexpr LabelDef kKind[] = {{"kind", kKinds}};
 constexpr LabelDef kEngine[] = {{"engine", kEngines}};
+constexpr LabelDef kOutcome[] = {{"outcome", kOutcomes}};
+constexpr LabelDef kAttemptKind[] = {{"kind", kAttemptKinds}};
+constexpr LabelDef kEjectReason[] = {{"reason", kEjectReasons}};
+constexpr LabelDef kRefused[] = {{"kind", kExtraKinds}, {"by", kRefusers}};
 
 constexpr MetricDef kCatalogue[] = {
     // The wheel (core::HashedWheelTimer::writeMetrics).
@@ -87,6 +97,21 @@ constexpr MetricDef kCatalogue[] = {
      "Provider lists the directories received from the registry."},
     {"wheelbeat_directory_empty_protections_total", T::Counter,
      "Empty provider lists held back by empty-list protection."},
+    // Calls over a provider set (cluster::ServiceClient::writeMetrics).
+    {"wheelbeat_cluster_calls_total", T::Counter,
+     "Calls ended, by outcome (failsafe / failback: a failure turned into an empty success).",
+     kOutcome},
+    {"wheelbeat_cluster_attempts_total", T::Counter, "Attempts sent, by kind.", kAttemptKind},
+    {"wheelbeat_cluster_extra_refused_total", T::Counter,
+     "Retries and hedges not sent: no budget token, or over the load cap.", kRefused},
+    {"wheelbeat_cluster_hedges_won_total", T::Counter, "Calls decided by a hedge's answer."},
+    {"wheelbeat_cluster_late_answers_total", T::Counter,
+     "Answers of attempts dropped when their call had ended (discarded)."},
+    {"wheelbeat_cluster_ejections_total", T::Counter,
+     "Providers taken out of rotation, by reason (suspect: a call waited far too long).",
+     kEjectReason},
+    {"wheelbeat_cluster_providers_out", T::Gauge, "Providers ejected or suspect now."},
+    {"wheelbeat_cluster_providers", T::Gauge, "Providers the cluster clients follow."},
     // Retry budgets (tasks::writeMetrics(RetryBudget)).
     {"wheelbeat_retry_budget_tokens", T::Gauge, "Whole retry tokens available now."},
     {"wheelbeat_retry_budget_refusals_total", T::Counter,

@@ -156,6 +156,14 @@ TEST_CASE("service client: failover retries a busy provider's calls on the other
   CHECK(c.received(0) > 0);
   CHECK(stats.attempts[1] == static_cast<std::uint64_t>(c.received(0)));
   CHECK(c.received(1) + c.received(2) == 30);
+  // The same figures in the metrics.
+  wheelbeat::core::MetricsWriter metrics;
+  c.client->writeMetrics(metrics);
+  CHECK(metrics.value("wheelbeat_cluster_calls_total", {"ok"}) == 30);
+  CHECK(metrics.value("wheelbeat_cluster_calls_total", {"failed"}) == 0);
+  CHECK(metrics.value("wheelbeat_cluster_attempts_total", {"first"}) == 30);
+  CHECK(metrics.value("wheelbeat_cluster_attempts_total", {"retry"}) == c.received(0));
+  CHECK(metrics.value("wheelbeat_cluster_providers") == 3);
 }
 
 TEST_CASE("service client: an application's error is returned, never retried") {

@@ -198,7 +198,7 @@ TEST_CASE("docs/metrics.md's table is the catalogue") {
   content << file.rdbuf();
   const std::string readme = content.str();
   const std::string table = wheelbeat::core::metricCatalogueMarkdown();
-  // Regenerate with: build/bin/wheelbeat_metrics_table (see docs/metrics.md).
+  // Regenerate with: build/tests/bin/wheelbeat_metrics_table (see docs/metrics.md).
   CHECK_MESSAGE(readme.find(table) != std::string::npos,
                 "docs/metrics.md's table differs from the catalogue; expected:\n", table);
 }

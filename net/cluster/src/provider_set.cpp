@@ -148,10 +148,4 @@ std::size_t ProviderSet::availableCount(nanoseconds now) const {
   return candidates({}, now).size();
 }
 
-std::uint64_t ProviderSet::ejections() const noexcept {
-  using tasks::cluster::EjectReason;
-  return ejector_.ejections(EjectReason::Consecutive) +
-         ejector_.ejections(EjectReason::Percentage) + ejector_.ejections(EjectReason::Suspect);
-}
-
 }  // namespace wheelbeat::cluster::detail

@@ -64,7 +64,12 @@ public:
 
   [[nodiscard]] std::size_t size() const noexcept { return byId_.size(); }
   [[nodiscard]] std::size_t availableCount(std::chrono::nanoseconds now) const;
-  [[nodiscard]] std::uint64_t ejections() const noexcept;
+  [[nodiscard]] std::uint64_t ejections(tasks::cluster::EjectReason reason) const noexcept {
+    return ejector_.ejections(reason);
+  }
+  [[nodiscard]] std::size_t outCount(std::chrono::nanoseconds now) const {
+    return ejector_.outCount(now);
+  }
 
 private:
   [[nodiscard]] std::vector<tasks::cluster::Candidate> candidates(

@@ -1,6 +1,6 @@
 // ServiceClient: the calls (begin, attempts, answers, wake-ups, the end) on the loop thread, over
 // ProviderSet (provider_set.h) and tasks/cluster/'s CallMachine.
-#include "provider_set.h"
+#include "service_client_impl.h"
 
 #include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/duration_format.h>
@@ -9,108 +9,25 @@
 
 #include <fmt/format.h>
 
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace wheelbeat::cluster {
-namespace {
 
-using std::chrono::nanoseconds;
-using namespace tasks::cluster;
-
-nanoseconds steadyNow() { return std::chrono::steady_clock::now().time_since_epoch(); }
-
-}  // namespace
-
-class ServiceClient::Impl : public std::enable_shared_from_this<Impl> {
-public:
-  Impl(net::EventLoop& loop, core::HashedWheelTimer& timer, registry::Registry& registry,
-       std::string service, ClusterOptions options);
-
-  void start() { directory_.start(); }
-  void close();
-  void call(std::string body, CallOptions options, CallDone done);
-  [[nodiscard]] Stats stats() const;
-  [[nodiscard]] std::size_t providers();
-  [[nodiscard]] std::size_t available();
-
-private:
-  struct Sent {
-    std::uint64_t provider = 0;
-    nanoseconds at{0};
-    bool open = true;  // not answered, not dropped
-  };
-  struct Call {
-    Call(CallPolicy policy, std::string b, CallOptions o, CallDone d)
-        : machine(policy), body(std::move(b)), options(o), done(std::move(d)) {}
-    CallMachine machine;
-    std::string body;
-    CallOptions options;
-    CallDone done;
-    std::vector<Sent> sent;
-    core::Timeout wake;
-    net::CallResult response;  // the last answer that decided nothing yet, or the deciding one
-  };
-  // The machine's view of this client during one step of one call.
-  class Context : public CallContext {
-  public:
-    Context(Impl& impl, const Call& call) : impl_(impl), call_(call) {}
-    std::optional<std::uint64_t> pick(std::span<const std::uint64_t> exclude,
-                                      nanoseconds now) override {
-      return impl_.providers_.pick(exclude, call_.options.hashKey, now);
-    }
-    std::vector<std::uint64_t> everyone(nanoseconds now) override {
-      return impl_.providers_.usable(now);
-    }
-    bool allowExtra(AttemptKind kind, nanoseconds now) override;
-    std::optional<nanoseconds> hedgeDelay(nanoseconds now) override {
-      return impl_.options_.hedge ? impl_.hedgeDelay_.delay(now) : std::nullopt;
-    }
-
-  private:
-    Impl& impl_;
-    const Call& call_;
-  };
-
-  void begin(std::unique_ptr<Call> call);
-  void apply(std::uint64_t id, Call& call, const Step& step);
-  void send(std::uint64_t id, Call& call, const Attempt& attempt);
-  void answered(std::uint64_t id, std::uint32_t index, const net::CallResult& result);
-  // Attempt `index` of call `id` ended: ok when `error` is empty.
-  void decide(std::uint64_t id, std::uint32_t index, const std::string& error,
-              net::CallResult result);
-  void woke(std::uint64_t id);
-  void end(std::uint64_t id, Call& call, const CallResult& result);
-  void armSweep();
-  void sweep();
-  void post(std::function<void()> fn);
-  [[nodiscard]] CallPolicy policyOf(const CallOptions& options) const;
-
-  net::EventLoop& loop_;
-  core::HashedWheelTimer& timer_;
-  const ClusterOptions options_;
-  registry::Directory directory_;
-  // Loop thread only:
-  detail::ProviderSet providers_;
-  HedgeDelay hedgeDelay_;
-  LoadCap loadCap_;
-  tasks::RetryBudget budget_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Call>> calls_;
-  std::uint64_t nextCall_ = 1;
-  nanoseconds lastEvaluate_{0};
-  core::Timeout sweep_;
-  bool closed_ = false;  // loop thread: calls refused
-  // Any thread:
-  mutable std::mutex statsMutex_;
-  Stats stats_;
-  std::atomic<bool> closing_{false};
-};
-
-bool ServiceClient::Impl::Context::allowExtra(AttemptKind /*kind*/, nanoseconds now) {
+bool ServiceClient::Impl::Context::allowExtra(AttemptKind kind, nanoseconds now) {
   // The budget is looked at before the cap counts an extra, and spent only after it.
-  if (impl_.budget_.available(now) <= 0) return false;
-  return impl_.loadCap_.tryExtra(now) && impl_.budget_.tryWithdraw(now);
+  int refusedBy = -1;
+  if (impl_.budget_.available(now) <= 0) {
+    refusedBy = 0;
+  } else if (!impl_.loadCap_.tryExtra(now)) {
+    refusedBy = 1;
+  } else if (!impl_.budget_.tryWithdraw(now)) {
+    refusedBy = 0;
+  }
+  if (refusedBy < 0) return true;
+  const std::lock_guard lock(impl_.statsMutex_);
+  ++impl_.stats_
+        .extraRefused[kind == AttemptKind::Hedge ? 1 : 0][static_cast<std::size_t>(refusedBy)];
+  return false;
 }
 
 ServiceClient::Impl::Impl(net::EventLoop& loop, core::HashedWheelTimer& timer,
@@ -122,6 +39,7 @@ ServiceClient::Impl::Impl(net::EventLoop& loop, core::HashedWheelTimer& timer,
                  registry::DirectoryEvents{.onList =
                                                [this](const std::vector<std::string>& urls) {
                                                  providers_.follow(urls, steadyNow());
+                                                 counted(steadyNow());
                                                }}),
       providers_(directory_, options_.outlier, options_.balancer, options_.seed),
       hedgeDelay_(options_.hedgeDelay),
@@ -293,9 +211,11 @@ void ServiceClient::Impl::end(std::uint64_t id, Call& call, const CallResult& re
   if (result.attempt && !result.failsafe && !result.failback) o.response = std::move(call.response);
   {
     const std::lock_guard lock(statsMutex_);
-    ++(o.ok ? stats_.ok : stats_.failed);
+    ++(o.failsafe   ? stats_.failsafe
+       : o.failback ? stats_.failback
+       : o.ok       ? stats_.ok
+                    : stats_.failed);
     stats_.hedgesWon += o.hedgeWon ? 1 : 0;
-    stats_.ejections = providers_.ejections();
   }
   const CallDone done = std::move(call.done);
   calls_.erase(id);  // `call` is gone from here
@@ -307,82 +227,5 @@ void ServiceClient::Impl::end(std::uint64_t id, Call& call, const CallResult& re
     core::log(core::LogLevel::Error, "cluster: a call's done callback threw");
   }
 }
-
-// Every 5 ms while calls run: suspicion of providers whose calls wait too long; every outlier
-// interval, the ejector's evaluation.
-void ServiceClient::Impl::armSweep() {
-  if (closed_) return;
-  try {
-    sweep_ = timer_.newTimeout(
-        [loop = &loop_, weak = weak_from_this()] {
-          (void)loop->post([weak] {
-            if (const auto self = weak.lock()) self->sweep();
-          });
-        },
-        std::chrono::milliseconds(5));
-  } catch (const std::exception& e) {
-    core::log(core::LogLevel::Warn, "cluster: no sweep of suspect providers: {}", e.what());
-  }
-}
-
-void ServiceClient::Impl::sweep() {
-  const nanoseconds now = steadyNow();
-  const bool evaluate = now - lastEvaluate_ >= options_.outlier.interval;
-  if (evaluate) lastEvaluate_ = now;
-  providers_.sweep(now, evaluate);
-  if (!calls_.empty()) armSweep();
-}
-
-void ServiceClient::Impl::close() {
-  if (closing_.exchange(true)) return;
-  const auto endAll = [this] {
-    closed_ = true;
-    (void)sweep_.cancel();
-    while (!calls_.empty()) {
-      const auto it = calls_.begin();
-      CallResult r;
-      r.error = std::string(tasks::errors::kDisconnected);
-      r.attempts = static_cast<std::uint32_t>(it->second->sent.size());
-      end(it->first, *it->second, r);
-    }
-  };
-  if (!loop_.call(endAll)) endAll();  // a stopped loop runs nothing any more: end them here
-  directory_.close();
-}
-
-ServiceClient::Stats ServiceClient::Impl::stats() const {
-  const std::lock_guard lock(statsMutex_);
-  return stats_;
-}
-
-std::size_t ServiceClient::Impl::providers() {
-  std::size_t n = 0;
-  (void)loop_.call([&] { n = providers_.size(); });
-  return n;
-}
-
-std::size_t ServiceClient::Impl::available() {
-  std::size_t n = 0;
-  (void)loop_.call([&] { n = providers_.availableCount(steadyNow()); });
-  return n;
-}
-
-ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer,
-                             registry::Registry& registry, std::string service,
-                             ClusterOptions options) {
-  if (service.empty()) throw std::invalid_argument("ServiceClient: an empty service name");
-  impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options));
-}
-
-ServiceClient::~ServiceClient() { close(); }
-
-void ServiceClient::start() { impl_->start(); }
-void ServiceClient::close() { impl_->close(); }
-void ServiceClient::call(std::string body, CallOptions options, CallDone done) {
-  impl_->call(std::move(body), options, std::move(done));
-}
-ServiceClient::Stats ServiceClient::stats() const { return impl_->stats(); }
-std::size_t ServiceClient::providers() const { return impl_->providers(); }
-std::size_t ServiceClient::available() const { return impl_->available(); }
 
 }  // namespace wheelbeat::cluster

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/registry/directory.h>
@@ -62,13 +63,13 @@ struct ClusterOptions {
   std::uint32_t retries = 2;  // failover: Dubbo's default (three attempts in all)
   std::uint32_t forks = 2;    // forking
   std::chrono::nanoseconds deadline = std::chrono::seconds(1);  // per call, unless CallOptions'
-  std::chrono::nanoseconds attemptTimeout{0};                    // 0: the time left
+  std::chrono::nanoseconds attemptTimeout{0};                   // 0: the time left
   tasks::cluster::BalancerKind balancer = tasks::cluster::BalancerKind::P2C;
   tasks::cluster::OutlierOptions outlier{};
   // Hedging (failover and failfast): after the delay, one more attempt on another provider.
   bool hedge = false;
   tasks::cluster::HedgeDelayOptions hedgeDelay{};
-  double maxExtraPercent = 5;  // retries + hedges <= this share of the last second's calls
+  double maxExtraPercent = 5;          // retries + hedges <= this share of the last second's calls
   tasks::RetryBudgetOptions budget{};  // the service's tokens for retries and hedges
   registry::DirectoryOptions directory{};
   std::uint64_t seed = 0;  // the balancer's draws
@@ -116,16 +117,24 @@ public:
   void call(std::string body, CallOptions options, CallDone done);
 
   struct Stats {
-    std::uint64_t calls = 0;
-    std::uint64_t ok = 0;
+    std::uint64_t calls = 0;  // started
+    std::uint64_t ok = 0;     // ended with an answer (failsafe and failback not counted)
     std::uint64_t failed = 0;
+    std::uint64_t failsafe = 0;               // failures failsafe turned into empty successes
+    std::uint64_t failback = 0;               // failures handed to failback
     std::array<std::uint64_t, 3> attempts{};  // by AttemptKind: first, retry, hedge
+    // Extra attempts not sent, [retry | hedge][no budget token | over the load cap].
+    std::array<std::array<std::uint64_t, 2>, 2> extraRefused{};
     std::uint64_t hedgesWon = 0;
-    std::uint64_t lateAnswers = 0;  // answers of dropped attempts (losers), discarded
-    std::uint64_t ejections = 0;    // by the outlier ejector, every reason
+    std::uint64_t lateAnswers = 0;             // answers of dropped attempts, discarded
+    std::array<std::uint64_t, 3> ejections{};  // by EjectReason
+    std::uint64_t providers = 0;               // followed now
+    std::uint64_t providersOut = 0;            // ejected or suspect now (as of the last check)
   };
-  // Any thread (a snapshot taken on the loop thread).
+  // Any thread.
   [[nodiscard]] Stats stats() const;
+  // wheelbeat_cluster_* (core/metrics.h) from stats(); several clients add up. Any thread.
+  void writeMetrics(core::MetricsWriter& out) const;
   // Providers listed now, and of them available (connected, not ejected, not suspect). Any thread.
   [[nodiscard]] std::size_t providers() const;
   [[nodiscard]] std::size_t available() const;
