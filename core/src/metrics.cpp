@@ -1,8 +1,10 @@
 // Histogram, MetricsWriter (validation, merging, format 0.0.4) and MetricsRegistry.
+#include <wheelbeat/core/app_metrics.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/core/metrics.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -197,6 +199,7 @@ struct MetricsRegistry::Registration::State {
   mutable std::mutex mutex;
   std::uint64_t nextId = 1;
   std::vector<std::pair<std::uint64_t, Collector>> collectors;
+  std::vector<std::unique_ptr<AppMetric>> app;  // the application's, in the order made
 };
 
 MetricsRegistry::Registration::Registration(Registration&& other) noexcept
@@ -247,6 +250,48 @@ MetricsWriter MetricsRegistry::collect() const {
   return out;
 }
 
-std::string MetricsRegistry::prometheusText() const { return collect().prometheusText(); }
+std::string MetricsRegistry::prometheusText() const {
+  std::string text = collect().prometheusText();
+  std::lock_guard lock(state_->mutex);
+  for (const auto& metric : state_->app) metric->appendText(text);
+  return text;
+}
+
+template <typename M>
+M& MetricsRegistry::make(std::string_view name, std::string_view help,
+                         std::initializer_list<std::string_view> labels, MetricType type) {
+  std::vector<std::string> names(labels.begin(), labels.end());
+  validateAppMetric(name, type, names);
+  std::lock_guard lock(state_->mutex);
+  for (const auto& existing : state_->app) {
+    if (existing->name() != name) continue;
+    if (existing->type() != type || existing->help() != help || existing->labelNames() != names) {
+      throw std::invalid_argument(fmt::format(
+          "metric {}: made before as a {} with help \"{}\" and labels ({}) (expected: the same "
+          "type, help and labels)",
+          name, metricTypeName(existing->type()), existing->help(),
+          fmt::join(existing->labelNames(), ", ")));
+    }
+    return static_cast<M&>(*existing);
+  }
+  state_->app.push_back(
+      std::make_unique<M>(std::string(name), std::string(help), std::move(names)));
+  return static_cast<M&>(*state_->app.back());
+}
+
+Counter& MetricsRegistry::counter(std::string_view name, std::string_view help,
+                                  std::initializer_list<std::string_view> labels) {
+  return make<Counter>(name, help, labels, MetricType::Counter);
+}
+
+Gauge& MetricsRegistry::gauge(std::string_view name, std::string_view help,
+                              std::initializer_list<std::string_view> labels) {
+  return make<Gauge>(name, help, labels, MetricType::Gauge);
+}
+
+DurationHistogram& MetricsRegistry::histogram(std::string_view name, std::string_view help,
+                                              std::initializer_list<std::string_view> labels) {
+  return make<DurationHistogram>(name, help, labels, MetricType::Histogram);
+}
 
 }  // namespace wheelbeat::core

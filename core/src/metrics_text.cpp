@@ -1,5 +1,7 @@
 // MetricsWriter::prometheusText(): the Prometheus text exposition format, version 0.0.4
 // (https://prometheus.io/docs/instrumenting/exposition_formats/).
+#include "metrics_text.h"
+
 #include <wheelbeat/core/metrics.h>
 
 #include <fmt/format.h>
@@ -8,9 +10,8 @@
 #include <iterator>
 
 namespace wheelbeat::core {
-namespace {
+namespace detail {
 
-// HELP text escapes backslash and line feed; label values also the double quote.
 void appendEscaped(std::string& out, std::string_view text, bool quote) {
   for (const char c : text) {
     if (c == '\\') {
@@ -24,6 +25,12 @@ void appendEscaped(std::string& out, std::string_view text, bool quote) {
     }
   }
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::appendEscaped;
 
 // Integral values as integers (counters read "12", not "12.0"); others in the shortest form
 // that reads back exactly; the special values as the format spells them.
@@ -61,9 +68,13 @@ void appendLabels(std::string& out, const MetricDef& m, const std::vector<std::s
   out += '}';
 }
 
+}  // namespace
+
+namespace detail {
+
 void appendSample(std::string& out, std::string_view name, std::string_view suffix,
                   const MetricDef& m, const std::vector<std::string>& values, double v,
-                  std::string_view extraName = {}, std::string_view extraValue = {}) {
+                  std::string_view extraName, std::string_view extraValue) {
   out += name;
   out += suffix;
   appendLabels(out, m, values, extraName, extraValue);
@@ -86,26 +97,30 @@ void appendHistogram(std::string& out, const MetricDef& m, const std::vector<std
   appendSample(out, m.name, "_count", m, values, static_cast<double>(h.count));
 }
 
-}  // namespace
+void appendHeader(std::string& out, std::string_view name, std::string_view help, MetricType type) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  appendEscaped(out, help, false);
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += metricTypeName(type);
+  out += '\n';
+}
+
+}  // namespace detail
 
 std::string MetricsWriter::prometheusText() const {
   std::string out;
   for (std::size_t i = 0; i < catalogue_.size(); ++i) {
     const MetricDef& m = catalogue_[i];
-    out += "# HELP ";
-    out += m.name;
-    out += ' ';
-    appendEscaped(out, m.help, false);
-    out += "\n# TYPE ";
-    out += m.name;
-    out += ' ';
-    out += metricTypeName(m.type);
-    out += '\n';
+    detail::appendHeader(out, m.name, m.help, m.type);
     for (const auto& [values, s] : series_[i]) {  // std::map: sorted by label values
       if (m.type == MetricType::Histogram) {
-        appendHistogram(out, m, values, s.histogram);
+        detail::appendHistogram(out, m, values, s.histogram);
       } else {
-        appendSample(out, m.name, "", m, values, s.value);
+        detail::appendSample(out, m.name, "", m, values, s.value);
       }
     }
   }

@@ -145,7 +145,13 @@ private:
   std::vector<std::map<Key, Series>> series_;  // per catalogue entry
 };
 
-// Where the layers register their collectors. Thread: any (see the file comment).
+class AppMetric;
+class Counter;
+class Gauge;
+class DurationHistogram;
+
+// Where the layers register their collectors, and the application makes its own metrics
+// (app_metrics.h). Thread: any (see the file comment).
 class MetricsRegistry {
 public:
   // Writes the collector's samples at each scrape, on the scraping thread. It must not throw
@@ -183,10 +189,24 @@ public:
   [[nodiscard]] Registration add(Collector collector);
   // Runs every collector (in the order they were added) into one writer.
   [[nodiscard]] MetricsWriter collect() const;
-  // collect().prometheusText().
+  // collect().prometheusText(), then the application's metrics (app_metrics.h).
   [[nodiscard]] std::string prometheusText() const;
 
+  // The application's own metrics (app_metrics.h: rules, errors, exposition). The reference
+  // stays valid as long as this registry. Throws std::invalid_argument for a name or labels
+  // against the rules, or a name made before with another type, help or labels.
+  Counter& counter(std::string_view name, std::string_view help,
+                   std::initializer_list<std::string_view> labels = {});
+  Gauge& gauge(std::string_view name, std::string_view help,
+               std::initializer_list<std::string_view> labels = {});
+  DurationHistogram& histogram(std::string_view name, std::string_view help,
+                               std::initializer_list<std::string_view> labels = {});
+
 private:
+  template <typename M>
+  M& make(std::string_view name, std::string_view help,
+          std::initializer_list<std::string_view> labels, MetricType type);
+
   std::shared_ptr<Registration::State> state_;
 };
 
