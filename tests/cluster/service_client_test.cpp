@@ -248,5 +248,11 @@ TEST_CASE("service client: bad calls are refused and change nothing; close ends 
                        "CallPolicy.hedge = true with mode broadcast (expected: hedging with "
                        "failover or failfast only)",
                        std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService,
+                                     fastCluster(Mode::Failback)),
+                       "ClusterOptions.mode = failback (expected: failover, failfast, failsafe, "
+                       "forking or broadcast; for failback, give failed calls to a "
+                       "tasks::FailbackInvoker)",
+                       std::invalid_argument);
 }
 }  // TEST_SUITE("cluster")

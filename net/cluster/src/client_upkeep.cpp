@@ -98,7 +98,6 @@ void ServiceClient::writeMetrics(core::MetricsWriter& out) const {
   out.counter("wheelbeat_cluster_calls_total", n(s.ok), {"ok"});
   out.counter("wheelbeat_cluster_calls_total", n(s.failed), {"failed"});
   out.counter("wheelbeat_cluster_calls_total", n(s.failsafe), {"failsafe"});
-  out.counter("wheelbeat_cluster_calls_total", n(s.failback), {"failback"});
   for (std::size_t k = 0; k < s.attempts.size(); ++k) {
     out.counter("wheelbeat_cluster_attempts_total", n(s.attempts[k]),
                 {attemptKindName(static_cast<AttemptKind>(k))});

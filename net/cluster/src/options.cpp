@@ -7,6 +7,14 @@
 namespace wheelbeat::cluster {
 
 void validate(const ClusterOptions& o) {
+  // The failback mode's hand-off (a failed call held and retried later by a FailbackInvoker) is
+  // not wired into ServiceClient yet: refused rather than answered with an empty success that
+  // nothing retries.
+  if (o.mode == tasks::cluster::Mode::Failback) {
+    throw std::invalid_argument(
+        "ClusterOptions.mode = failback (expected: failover, failfast, failsafe, forking or "
+        "broadcast; for failback, give failed calls to a tasks::FailbackInvoker)");
+  }
   tasks::cluster::CallPolicy p;
   p.mode = o.mode;
   p.retries = o.retries;

@@ -203,18 +203,14 @@ void ServiceClient::Impl::end(std::uint64_t id, Call& call, const CallResult& re
   o.attempts = result.attempts;
   o.hedgeWon = result.hedgeWon;
   o.failsafe = result.failsafe;
-  o.failback = result.failback;
   o.latency = result.latency;
   if (result.provider) {
     if (const auto* p = providers_.find(*result.provider)) o.provider = p->url;
   }
-  if (result.attempt && !result.failsafe && !result.failback) o.response = std::move(call.response);
+  if (result.attempt && !result.failsafe) o.response = std::move(call.response);
   {
     const std::lock_guard lock(statsMutex_);
-    ++(o.failsafe   ? stats_.failsafe
-       : o.failback ? stats_.failback
-       : o.ok       ? stats_.ok
-                    : stats_.failed);
+    ++(o.failsafe ? stats_.failsafe : o.ok ? stats_.ok : stats_.failed);
     stats_.hedgesWon += o.hedgeWon ? 1 : 0;
   }
   const CallDone done = std::move(call.done);

@@ -59,6 +59,8 @@ namespace wheelbeat::cluster {
 
 // Plain options (config/ parses JSON into this struct).
 struct ClusterOptions {
+  // Failover (default), Failfast, Failsafe, Forking or Broadcast (call_machine.h). Failback is
+  // refused by validate(): its background retries are a tasks::FailbackInvoker's.
   tasks::cluster::Mode mode = tasks::cluster::Mode::Failover;
   std::uint32_t retries = 2;  // failover: Dubbo's default (three attempts in all)
   std::uint32_t forks = 2;    // forking
@@ -92,7 +94,6 @@ struct CallOutcome {
   std::uint32_t attempts = 0;
   bool hedgeWon = false;
   bool failsafe = false;  // failsafe mode swallowed `error`
-  bool failback = false;  // failback mode: `error` was handed to failback (Dubbo's empty result)
   std::chrono::nanoseconds latency{0};
 };
 using CallDone = std::function<void(const CallOutcome&)>;
@@ -118,10 +119,9 @@ public:
 
   struct Stats {
     std::uint64_t calls = 0;  // started
-    std::uint64_t ok = 0;     // ended with an answer (failsafe and failback not counted)
+    std::uint64_t ok = 0;     // ended with a success (failsafe's empty ones not counted)
     std::uint64_t failed = 0;
     std::uint64_t failsafe = 0;               // failures failsafe turned into empty successes
-    std::uint64_t failback = 0;               // failures handed to failback
     std::array<std::uint64_t, 3> attempts{};  // by AttemptKind: first, retry, hedge
     // Extra attempts not sent, [retry | hedge][no budget token | over the load cap].
     std::array<std::array<std::uint64_t, 2>, 2> extraRefused{};
