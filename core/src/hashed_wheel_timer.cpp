@@ -71,6 +71,7 @@ HashedWheelTimer::HashedWheelTimer(WheelOptions options, TimerHooks hooks)
 }
 
 HashedWheelTimer::~HashedWheelTimer() {
+  users_.checkNoneLeft("HashedWheelTimer");
   impl_.reset();
   gInstances.fetch_sub(1);
 }

@@ -40,12 +40,14 @@
 #include <wheelbeat/core/timeout.h>
 #include <wheelbeat/core/timer_metrics.h>
 #include <wheelbeat/core/timer_task.h>
+#include <wheelbeat/core/users.h>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace wheelbeat::core {
@@ -99,8 +101,16 @@ public:
   // tickDuration <= 0; ticksPerWheel <= 0 or > 2^30; tickDuration * ticksPerWheel overflowing.
   explicit HashedWheelTimer(WheelOptions options = {}, TimerHooks hooks = {});
   // Stops (the tasks still pending are destroyed without running) and joins the worker.
-  // Must not run inside a task of this timer.
+  // Must not run inside a task of this timer. With a user still registered (use()), ends the
+  // process instead, naming the users (core/users.h): a client or server destroyed after its
+  // timer would otherwise touch freed memory.
   ~HashedWheelTimer();
+
+  // Registers `name` ("TcpClient 127.0.0.1:20880") as a user of this timer until the token is
+  // destroyed: clients, servers and directories hold one for their lifetime. Any thread.
+  [[nodiscard]] Users::Use use(std::string name) { return users_.add(std::move(name)); }
+  // The users registered now, in the order they came. Any thread.
+  [[nodiscard]] std::vector<std::string> users() const { return users_.names(); }
 
   HashedWheelTimer(const HashedWheelTimer&) = delete;
   HashedWheelTimer& operator=(const HashedWheelTimer&) = delete;
@@ -179,6 +189,7 @@ public:
 private:
   friend class Timeout;
   class Impl;
+  Users users_;  // declared first: checked before anything else goes
   std::unique_ptr<Impl> impl_;
 };
 
