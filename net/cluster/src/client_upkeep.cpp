@@ -80,6 +80,7 @@ ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer
                              registry::Registry& registry, std::string service,
                              ClusterOptions options) {
   if (service.empty()) throw std::invalid_argument("ServiceClient: an empty service name");
+  timerUse_ = timer.use("ServiceClient " + service);
   impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options));
 }
 

@@ -31,7 +31,7 @@
 // thread, exactly once per accepted call. start(), close() and the destructor: any thread but a
 // callback of this client; close() waits for the loop to run the calls' ends: every call still
 // running ends with "disconnected" before close() returns. Lifetime: loop, timer and registry
-// must outlive the client.
+// must outlive the client (a timer destroyed first ends the process naming this client).
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -142,6 +142,7 @@ public:
   class Impl;
 
 private:
+  core::Users::Use timerUse_;  // the timer must outlive this client (core/users.h)
   std::shared_ptr<Impl> impl_;
 };
 
