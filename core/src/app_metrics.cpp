@@ -88,36 +88,26 @@ void Counter::inc(LabelValues labels, double by) {
   if (!(by >= 0) || std::isinf(by)) {
     refuse(name(), fmt::format("inc({}) (expected: a finite amount >= 0)", by));
   }
-  auto k = key(labels);
-  std::lock_guard lock(mutex_);
-  values_[std::move(k)] += by;
+  addTo(labels, by, false);
 }
 
-double Counter::value(LabelValues labels) const {
+double AppMetric::valueOf(LabelValues labels) const {
   const auto k = key(labels);
   std::lock_guard lock(mutex_);
   const auto it = values_.find(k);
   return it == values_.end() ? 0 : it->second;
 }
 
-void Gauge::set(LabelValues labels, double v) {
+void AppMetric::addTo(LabelValues labels, double by, bool replace) {
   auto k = key(labels);
   std::lock_guard lock(mutex_);
-  values_[std::move(k)] = v;
+  double& v = values_[std::move(k)];
+  v = replace ? by : v + by;
 }
 
-void Gauge::add(LabelValues labels, double by) {
-  auto k = key(labels);
-  std::lock_guard lock(mutex_);
-  values_[std::move(k)] += by;
-}
+void Gauge::set(LabelValues labels, double v) { addTo(labels, v, true); }
 
-double Gauge::value(LabelValues labels) const {
-  const auto k = key(labels);
-  std::lock_guard lock(mutex_);
-  const auto it = values_.find(k);
-  return it == values_.end() ? 0 : it->second;
-}
+void Gauge::add(LabelValues labels, double by) { addTo(labels, by, false); }
 
 void DurationHistogram::record(LabelValues labels, std::chrono::nanoseconds d) {
   auto k = key(labels);

@@ -1,5 +1,7 @@
 // HedgeDelay (fixed, adaptive percentile over a sliding window, floor, minimum samples) and
 // LoadCap (extra attempts <= p % of the calls of the last second).
+#include "support.h"
+
 #include <wheelbeat/tasks/cluster/hedging.h>
 
 #include <doctest/doctest.h>
@@ -16,14 +18,8 @@ using wheelbeat::tasks::cluster::LoadCap;
 
 namespace {
 
-std::string validationError(const HedgeDelayOptions& o) {
-  try {
-    wheelbeat::tasks::cluster::validate(o);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+// validate()'s message for braced options ("" when accepted).
+std::string validationError(const HedgeDelayOptions& o) { return cluster_test::validationError(o); }
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 // OutlierEjector on explicit times: the k-th consecutive failure ejects, the cap is a true one for
 // every cluster size and percentage, ejections grow and decay, probation, failure share, suspicion.
+#include "support.h"
+
 #include <wheelbeat/tasks/cluster/outlier_ejector.h>
 #include <wheelbeat/tasks/small_rng.h>
 
@@ -18,19 +20,13 @@ using wheelbeat::tasks::cluster::OutlierOptions;
 
 namespace {
 
+// validate()'s message for braced options ("" when accepted).
+std::string validationError(const OutlierOptions& o) { return cluster_test::validationError(o); }
+
 OutlierEjector withProviders(OutlierOptions options, std::uint64_t n) {
   OutlierEjector e(options);
   for (std::uint64_t id = 0; id < n; ++id) e.add(id, 0ns);
   return e;
-}
-
-std::string validationError(const OutlierOptions& o) {
-  try {
-    wheelbeat::tasks::cluster::validate(o);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

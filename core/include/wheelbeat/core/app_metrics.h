@@ -57,6 +57,9 @@ protected:
   AppMetric(std::string name, std::string help, MetricType type, std::vector<std::string> labels);
   // The series key of `values`; throws std::invalid_argument unless there is one value per label.
   [[nodiscard]] std::vector<std::string> key(LabelValues values) const;
+  // A counter's or gauge's series: its value (0 when never written); += by, or = by (replace).
+  [[nodiscard]] double valueOf(LabelValues labels) const;
+  void addTo(LabelValues labels, double by, bool replace);
 
   mutable std::mutex mutex_;
   std::map<std::vector<std::string>, double> values_;                          // counter, gauge
@@ -76,7 +79,7 @@ public:
   // Adds `by` (>= 0 and finite: std::invalid_argument otherwise, nothing added).
   void inc(double by = 1) { inc({}, by); }
   void inc(LabelValues labels, double by = 1);
-  [[nodiscard]] double value(LabelValues labels = {}) const;
+  [[nodiscard]] double value(LabelValues labels = {}) const { return valueOf(labels); }
 };
 
 class Gauge final : public AppMetric {
@@ -87,7 +90,7 @@ public:
   void set(LabelValues labels, double v);
   void add(double by) { add({}, by); }
   void add(LabelValues labels, double by);
-  [[nodiscard]] double value(LabelValues labels = {}) const;
+  [[nodiscard]] double value(LabelValues labels = {}) const { return valueOf(labels); }
 };
 
 class DurationHistogram final : public AppMetric {
