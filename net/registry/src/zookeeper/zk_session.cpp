@@ -17,7 +17,7 @@
 
 namespace wheelbeat::registry::zk {
 
-using net::detail::asHandle;
+using detail::asHandle;
 
 struct ZkSession::Op {
   ZkSession* self = nullptr;
@@ -226,7 +226,7 @@ bool ZkSession::openHandle(const Credentials* resume) {
     timer_->data = this;
   }
   if (!registered_) {
-    net::detail::registerHandle(loop, this);
+    net::registerHandle(loop, this);
     registered_ = true;
   }
   rearm();
@@ -267,7 +267,7 @@ void ZkSession::close() {
     timer_ = nullptr;
   }
   if (registered_) {
-    net::detail::unregisterHandle(loop_.native(), this);
+    net::unregisterHandle(loop_.native(), this);
     registered_ = false;
   }
   if (started_) setState(SessionState::Closed, sessionId_);
