@@ -56,8 +56,7 @@ void validate(const DirectoryOptions& o) {
   net::validate(probe);
 }
 
-class Directory::Impl final : public tasks::NotifyListener,
-                              public std::enable_shared_from_this<Impl> {
+class Directory::Impl final : public NotifyListener, public std::enable_shared_from_this<Impl> {
 public:
   Impl(net::EventLoop& loop, core::HashedWheelTimer& timer, Registry& registry, std::string service,
        DirectoryOptions options, net::ChannelHandler handler, DirectoryEvents events)

@@ -25,9 +25,9 @@
 using namespace wbnet;
 using namespace wheelbeat::registry;
 using TaskResult = wheelbeat::tasks::CallResult;
+using wheelbeat::registry::NotifyListener;
 using wheelbeat::tasks::Completion;
 using wheelbeat::tasks::FailbackOptions;
-using wheelbeat::tasks::NotifyListener;
 
 namespace {
 

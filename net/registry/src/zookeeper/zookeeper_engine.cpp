@@ -26,7 +26,6 @@ namespace {
 
 using tasks::CallResult;
 using tasks::Completion;
-using tasks::NotifyListener;
 using Category = dubbo::Category;
 
 // The categories a subscription watches (Dubbo's consumer: providers, configurators, routers).
