@@ -387,22 +387,6 @@ EventLoop::Impl& implOf(uv_loop_t* loop) noexcept {
 }
 }  // namespace
 
-void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
-  auto& impl = implOf(loop);
-  handle->prev_ = nullptr;
-  handle->next_ = impl.handles;
-  if (impl.handles != nullptr) impl.handles->prev_ = handle;
-  impl.handles = handle;
-}
-
-void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
-  auto& impl = implOf(loop);
-  if (handle->prev_ != nullptr) handle->prev_->next_ = handle->next_;
-  if (handle->next_ != nullptr) handle->next_->prev_ = handle->prev_;
-  if (impl.handles == handle) impl.handles = handle->next_;
-  handle->prev_ = handle->next_ = nullptr;
-}
-
 void closeRegisteredHandles(uv_loop_t* loop) noexcept {
   // closeForShutdown() starts a uv_close (the handle unregisters itself later, in its close
   // callback), but it may also run callbacks that close, unregister or free OTHER handles (a
@@ -432,4 +416,22 @@ bool postFlushNode(uv_loop_t* loop, FlushNode* node) noexcept {
 }
 
 }  // namespace detail
+
+// The public seam (loop_handle.h): the loop's list of open handles.
+void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
+  auto& impl = *static_cast<EventLoop::Impl*>(loop->data);
+  handle->prev_ = nullptr;
+  handle->next_ = impl.handles;
+  if (impl.handles != nullptr) impl.handles->prev_ = handle;
+  impl.handles = handle;
+}
+
+void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
+  auto& impl = *static_cast<EventLoop::Impl*>(loop->data);
+  if (handle->prev_ != nullptr) handle->prev_->next_ = handle->next_;
+  if (handle->next_ != nullptr) handle->next_->prev_ = handle->prev_;
+  if (impl.handles == handle) impl.handles = handle->next_;
+  handle->prev_ = handle->next_ = nullptr;
+}
+
 }  // namespace wheelbeat::net

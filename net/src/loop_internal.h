@@ -1,10 +1,11 @@
-// What net/ sources share about an EventLoop beyond its public face: the per-loop read buffer
-// and the registry of handles that stop() must close. Private to net/ and net/registry/ (includes
-// <uv.h>).
+// What net/ sources share about an EventLoop beyond its public face: the per-loop read buffer,
+// the posted flushes and the read outbox of channels. Private to net/ (includes <uv.h>); the
+// handles stop() closes are public (loop_handle.h), for layers above net/ too.
 #pragma once
 
 #include <wheelbeat/net/codec.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/loop_handle.h>
 
 #include <uv.h>
 
@@ -18,38 +19,11 @@ namespace wheelbeat::net::detail {
 // size; a bigger read just takes two callbacks.
 inline constexpr std::size_t kReadBufferSize = std::size_t{64} << 10;
 
-// A libuv handle owned by net/ code. Registered with its loop while open (an intrusive list: no
-// allocation), so EventLoop::stop() can close it through its owner with a proper reason.
-// NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor): see the destructor below.
-class LoopHandle {
-public:
-  LoopHandle() = default;
-  LoopHandle(const LoopHandle&) = delete;
-  LoopHandle& operator=(const LoopHandle&) = delete;
-
-  // Starts closing the handle (uv_close with the owner's close callback). Loop thread. It may run
-  // callbacks that close or free other handles, but must not free this one before returning.
-  virtual void closeForShutdown() noexcept = 0;
-
-protected:
-  // Virtual and protected: handles delete themselves (`delete this` in their close callback),
-  // which reaches the derived destructor; nobody outside deletes one through LoopHandle.
-  virtual ~LoopHandle() = default;  // NOLINT(cppcoreguidelines-virtual-class-destructor)
-
-private:
-  friend void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
-  friend void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
-  friend void closeRegisteredHandles(uv_loop_t* loop) noexcept;
-  LoopHandle* prev_ = nullptr;
-  LoopHandle* next_ = nullptr;
-  bool shutdownAsked_ = false;  // closeRegisteredHandles() called closeForShutdown() already
-};
-
-// Loop thread only. Register right after uv_*_init; unregister in the close callback.
-void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
-void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept;
-// closeForShutdown() on every registered handle (EventLoop::stop()).
-void closeRegisteredHandles(uv_loop_t* loop) noexcept;
+// The handles stop() closes (public: <wheelbeat/net/loop_handle.h>), named here too so net/
+// sources reach every loop service as detail::.
+using net::LoopHandle;
+using net::registerHandle;
+using net::unregisterHandle;
 
 // The loop's shared read buffer (kReadBufferSize bytes). Loop thread only.
 [[nodiscard]] char* readBuffer(uv_loop_t* loop) noexcept;

@@ -27,7 +27,7 @@
 #include <wheelbeat/registry/directory.h>
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/registry/shutdown.h>
-#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/tasks/failback_invoker.h>
 #include <wheelbeat/tasks/task_listener.h>
 
 #include <chrono>

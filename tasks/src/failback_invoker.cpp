@@ -1,8 +1,7 @@
-// FailbackInvoker: see failback.h. A first attempt touches no lock; only a failure takes the
-// mutex (to be held for a retry, or rejected), and each retry runs from the wheel.
-#include "failback_report.h"
-
-#include <wheelbeat/tasks/failback.h>
+// FailbackInvoker: see failback_invoker.h. A first attempt touches no lock; only a failure takes
+// the mutex (to be held for a retry, or rejected), and each retry runs from the wheel.
+#include <wheelbeat/tasks/failback_invoker.h>
+#include <wheelbeat/tasks/failback_report.h>
 
 #include <fmt/format.h>
 
@@ -29,25 +28,25 @@ struct FailbackInvoker::Impl : std::enable_shared_from_this<Impl> {
   };
   using InvocationPtr = std::shared_ptr<Invocation>;
 
-  Impl(core::HashedWheelTimer& t, FailbackOptions o, detail::FailbackReporter r,
+  Impl(core::HashedWheelTimer& t, FailbackOptions o, failback::FailbackReporter r,
        std::shared_ptr<RetryBudget> b, std::uint64_t seed)
       : timer(t),
         options(std::move(o)),
         report(std::move(r)),
         budget(std::move(b)),
-        seeds(detail::seedOrRandom(seed)) {}
+        seeds(failback::seedOrRandom(seed)) {}
 
   void attempt(const InvocationPtr& inv);
   void onResult(const InvocationPtr& inv, const std::string& endpoint, const CallResult& result);
   void onFailureLocked(const InvocationPtr& inv, const CallResult& failure,
-                       detail::Deferred& later);
+                       failback::Deferred& later);
   void holdLocked(const InvocationPtr& inv);
   void onRetryDue(std::uint64_t id);
   std::vector<Stopped> stop();
 
   core::HashedWheelTimer& timer;
   const FailbackOptions options;
-  const detail::FailbackReporter report;
+  const failback::FailbackReporter report;
   const std::shared_ptr<RetryBudget> budget;
 
   mutable std::mutex mutex;
@@ -62,7 +61,7 @@ void FailbackInvoker::Impl::attempt(const InvocationPtr& inv) {
   try {
     endpoint = inv->select(inv->lastEndpoint);
   } catch (...) {
-    onResult(inv, {}, detail::exceptionResult(std::current_exception()));
+    onResult(inv, {}, failback::exceptionResult(std::current_exception()));
     return;
   }
   if (!endpoint) {
@@ -79,13 +78,13 @@ void FailbackInvoker::Impl::attempt(const InvocationPtr& inv) {
       }
     });
   } catch (...) {
-    onResult(inv, *endpoint, detail::exceptionResult(std::current_exception()));
+    onResult(inv, *endpoint, failback::exceptionResult(std::current_exception()));
   }
 }
 
 void FailbackInvoker::Impl::onResult(const InvocationPtr& inv, const std::string& endpoint,
                                      const CallResult& result) {
-  detail::Deferred later;
+  failback::Deferred later;
   bool finished = true;
   {
     std::lock_guard lock(mutex);
@@ -108,7 +107,7 @@ void FailbackInvoker::Impl::onResult(const InvocationPtr& inv, const std::string
 
 // A failed attempt: hold the invocation (if room) and ask its policy for a retry.
 void FailbackInvoker::Impl::onFailureLocked(const InvocationPtr& inv, const CallResult& failure,
-                                            detail::Deferred& later) {
+                                            failback::Deferred& later) {
   if (inv->id == 0) {
     const auto pending = static_cast<std::int64_t>(held.size());
     if (pending >= options.maxPendingRetries) {
@@ -187,9 +186,9 @@ FailbackInvoker::FailbackInvoker(core::HashedWheelTimer& timer, FailbackOptions 
                                  std::shared_ptr<FailbackMetrics> metrics,
                                  std::shared_ptr<RetryBudget> budget, std::uint64_t seed) {
   validate(options);
-  impl_ = std::make_shared<Impl>(timer, std::move(options),
-                                 detail::FailbackReporter{std::move(listener), std::move(metrics)},
-                                 std::move(budget), seed);
+  impl_ = std::make_shared<Impl>(
+      timer, std::move(options),
+      failback::FailbackReporter{std::move(listener), std::move(metrics)}, std::move(budget), seed);
 }
 
 FailbackInvoker::~FailbackInvoker() { impl_->stop(); }

@@ -1,12 +1,11 @@
-#include "failback_report.h"
-
 #include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/tasks/failback_report.h>
 
 #include <exception>
 #include <random>
 
-namespace wheelbeat::tasks::detail {
+namespace wheelbeat::tasks::failback {
 
 void Deferred::run() noexcept {
   // A callback may defer nothing more (it runs after our lock is gone), so one pass is enough.
@@ -81,4 +80,4 @@ CallResult exceptionResult(std::exception_ptr error) {
   }
 }
 
-}  // namespace wheelbeat::tasks::detail
+}  // namespace wheelbeat::tasks::failback

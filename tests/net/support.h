@@ -1,7 +1,7 @@
 // Helpers of the net tests: a real-time wheel (10 ms tick) and an event loop per test whose
 // shutdown must end with uv_loop_close() == 0, waitFor() (conditions with a deadline, never a
 // sleep as synchronisation), short heartbeat options, a recorder of channel events, raw
-// blocking POSIX sockets to play a hand-written peer, and a Watcher of registry notifications.
+// blocking POSIX sockets to play a hand-written peer.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -324,31 +324,6 @@ struct Calls {
     std::lock_guard lock(mutex);
     return results.at(i);
   }
-};
-
-// The last provider list seen per service, and how many notifications arrived.
-struct Watcher final : wheelbeat::tasks::NotifyListener {
-  void notify(const std::string& service, const std::vector<std::string>& providers) override {
-    std::lock_guard lock(mutex);
-    last[service] = providers;
-    ++count;
-  }
-  std::optional<std::vector<std::string>> providers(const std::string& service) {
-    std::lock_guard lock(mutex);
-    const auto it = last.find(service);
-    if (it == last.end()) return std::nullopt;
-    return it->second;
-  }
-  bool sees(const std::string& service, const std::vector<std::string>& expected, ns bound = 10s) {
-    return waitFor([&] { return providers(service) == expected; }, bound);
-  }
-  int notifications() {
-    std::lock_guard lock(mutex);
-    return count;
-  }
-  std::mutex mutex;
-  std::map<std::string, std::vector<std::string>> last;
-  int count = 0;
 };
 
 }  // namespace wbnet

@@ -11,6 +11,7 @@
 #include "../net/support.h"
 #include "dubbo_url.h"
 #include "redis/redis_server.h"
+#include "watcher.h"
 #include "zookeeper/zk_client.h"
 #include "zookeeper/zk_server.h"
 
@@ -29,7 +30,7 @@ namespace wbcontract {
 using namespace wbnet;
 using namespace wheelbeat::registry;
 using TaskResult = wheelbeat::tasks::CallResult;
-using wheelbeat::tasks::NotifyListener;
+using wheelbeat::registry::NotifyListener;
 
 enum class EngineKind { Embedded, Redis, ZooKeeper };
 

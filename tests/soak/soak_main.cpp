@@ -156,7 +156,7 @@ std::string partialFrame() {
   return f;
 }
 
-struct Counter final : tasks::NotifyListener {
+struct Counter final : registry::NotifyListener {
   void notify(const std::string&, const std::vector<std::string>& urls) override {
     count.store(urls.size());
   }

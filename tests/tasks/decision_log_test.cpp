@@ -1,6 +1,6 @@
-// The decision lines of the timer tasks and of failback (core::log at Debug; a reconnect give-up
-// at Warn), on the manual clock with the fake channel: each scripted scenario produces exactly
-// the expected lines at Debug, and at Info none but the give-up.
+// The decision lines of the timer tasks and of the invocation failback (core::log at Debug; a
+// reconnect give-up at Warn), on the manual clock with the fake channel: each scripted scenario
+// produces exactly the expected lines at Debug, and at Info none but the give-up.
 #include "../log_capture.h"
 #include "failback_fake.h"
 #include "fake_channel.h"
@@ -13,6 +13,7 @@
 
 using namespace wbtest;
 using wheelbeat::core::LogLevel;
+using wheelbeat::tasks::pickEndpoint;
 using Lines = std::vector<std::string>;
 
 namespace {
@@ -77,20 +78,24 @@ Lines closeScenario(LogLevel level) {
   return log.lines();
 }
 
-// A register that fails once (registry down), then succeeds on its retry 5 s later.
+// An invocation that fails on its first endpoint, then succeeds on its retry 5 s later (Dubbo's
+// invocation failback period) on the other one.
 Lines failbackScenario(LogLevel level) {
   LevelLogCapture log(level);
   Rig rig;
-  auto backend = std::make_shared<FakeBackend>();
-  FailbackOptions o;
-  o.check = false;
-  FailbackRegistry registry(rig.timer(), backend, o, nullptr, nullptr, nullptr, 42);
-  backend->setDown(true);
-  registry.registerUrl("dubbo://192.0.2.1:20880/Echo", nullptr);
-  backend->setDown(false);
+  FailbackInvoker invoker(rig.timer(), FailbackOptions{}, nullptr, nullptr, nullptr, 42);
+  const std::vector<std::string> endpoints{"192.0.2.1:20880", "192.0.2.2:20880"};
+  std::uint64_t picks = 0;
+  auto select = [&](const std::string& avoid) { return pickEndpoint(endpoints, avoid, picks++); };
+  auto call = [&](const std::string& endpoint, Completion done) {
+    done(endpoint == endpoints[0] ? CallResult::failure("disconnected", endpoint + " is down")
+                                  : CallResult::success());
+  };
+  invoker.invoke("Echo.echo", select, call);
   rig.runUntil(6s);
-  CHECK(registry.pendingRetryCount() == 0);
-  registry.stop();
+  CHECK(invoker.pendingRetries() == 0);
+  CHECK(picks == 2);
+  invoker.stop();
   return log.lines();
 }
 
@@ -134,9 +139,9 @@ TEST_CASE("decision log: an idle server channel is closed with its reason") {
 
 TEST_CASE("decision log: a failback retry is scheduled with its cause and delay") {
   CHECK(failbackScenario(LogLevel::Debug) ==
-        Lines{"DEBUG failback: register dubbo://192.0.2.1:20880/Echo failed (disconnected: "
-              "registry down): retry 1 in 5s",
-              "DEBUG failback: register dubbo://192.0.2.1:20880/Echo succeeded after 1 retry"});
+        Lines{"DEBUG failback: invoke Echo.echo failed (disconnected: 192.0.2.1:20880 is down): "
+              "retry 1 in 5s",
+              "DEBUG failback: invoke Echo.echo succeeded after 1 retry"});
   CHECK(failbackScenario(LogLevel::Info).empty());
 }
 

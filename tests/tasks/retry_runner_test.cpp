@@ -3,7 +3,7 @@
 // timeout, and the error-name vocabulary.
 #include "retry_runner_rig.h"
 
-#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/tasks/failback_invoker.h>
 
 #include <doctest/doctest.h>
 

@@ -30,7 +30,7 @@ namespace wheelbeat::registry {
 // NOLINTNEXTLINE(cppcoreguidelines-virtual-class-destructor)
 class Registry::Link final : public EngineEvents {
 public:
-  Link(core::HashedWheelTimer& timer, std::shared_ptr<tasks::FailbackRegistry> failback)
+  Link(core::HashedWheelTimer& timer, std::shared_ptr<FailbackRegistry> failback)
       : timer_(timer), failback_(std::move(failback)) {}
 
   void connected() override {
@@ -100,7 +100,7 @@ private:
   mutable std::mutex mutex_;
   std::condition_variable attempted_;
   std::optional<std::chrono::nanoseconds> healthySince_;
-  std::shared_ptr<tasks::FailbackRegistry> failback_;  // null once closed
+  std::shared_ptr<FailbackRegistry> failback_;  // null once closed
   bool firstAttemptOver_ = false;
   bool everConnected_ = false;
   bool started_ = false;
@@ -134,8 +134,8 @@ Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine
       // Always counted: writeMetrics() reports retries and give-ups without the caller's object.
       failbackMetrics_(setup.metrics ? setup.metrics : std::make_shared<tasks::FailbackMetrics>()),
       engine_(checkedEngine(std::move(engine), setup)),
-      failback_(std::make_shared<tasks::FailbackRegistry>(
-          timer, engine_, std::move(setup.failback), std::move(setup.listener), failbackMetrics_)),
+      failback_(std::make_shared<FailbackRegistry>(timer, engine_, std::move(setup.failback),
+                                                   std::move(setup.listener), failbackMetrics_)),
       link_(std::make_shared<Link>(timer, failback_)) {}
 
 Registry::~Registry() { close(); }
@@ -176,21 +176,20 @@ void Registry::unregisterUrl(const std::string& url, tasks::Completion done) {
   failback_->unregisterUrl(url, std::move(done));
 }
 
-void Registry::subscribe(const std::string& service,
-                         std::shared_ptr<tasks::NotifyListener> listener, tasks::Completion done) {
+void Registry::subscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
+                         tasks::Completion done) {
   checked([&] { checkServiceName(service); });
   failback_->subscribe(service, std::move(listener), std::move(done));
 }
 
-void Registry::unsubscribe(const std::string& service,
-                           std::shared_ptr<tasks::NotifyListener> listener,
+void Registry::unsubscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                            tasks::Completion done) {
   checked([&] { checkServiceName(service); });
   failback_->unsubscribe(service, std::move(listener), std::move(done));
 }
 
 void Registry::recover() { failback_->recover(); }
-tasks::FailbackRegistry& Registry::failback() noexcept { return *failback_; }
+FailbackRegistry& Registry::failback() noexcept { return *failback_; }
 bool Registry::isConnected() const noexcept { return engine_->isConnected(); }
 
 std::optional<std::chrono::nanoseconds> Registry::healthySince() const {

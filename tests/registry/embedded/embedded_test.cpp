@@ -3,6 +3,7 @@
 // provider whose connection ends, a registry restarted on the same port (failback + recover bring
 // everything back, no retry entry left), bad input refused at once.
 #include "../../net/support.h"
+#include "../watcher.h"
 
 #include <wheelbeat/registry/embedded_engine.h>
 #include <wheelbeat/registry/registry.h>
@@ -13,8 +14,8 @@
 
 using namespace wbnet;
 using namespace wheelbeat::registry;
+using wheelbeat::registry::NotifyListener;
 using wheelbeat::tasks::FailbackOptions;
-using wheelbeat::tasks::NotifyListener;
 
 namespace {
 

@@ -24,7 +24,7 @@ namespace {
 struct Inbound {
   std::mutex mutex;
   std::shared_ptr<EngineEvents> events;  // from start() until close()
-  std::map<std::string, std::set<std::shared_ptr<tasks::NotifyListener>>> listeners;
+  std::map<std::string, std::set<std::shared_ptr<NotifyListener>>> listeners;
 
   void onFrame(const net::FrameView& frame);
   // From the handler, after the state change (the channel can send by then).
@@ -41,7 +41,7 @@ void Inbound::onFrame(const net::FrameView& frame) {
     return;
   }
   if (m.command != RegistryCommand::Notify) return;
-  std::vector<std::shared_ptr<tasks::NotifyListener>> targets;
+  std::vector<std::shared_ptr<NotifyListener>> targets;
   {
     std::lock_guard lock(mutex);
     if (auto it = listeners.find(m.subject); it != listeners.end()) {
@@ -76,7 +76,7 @@ public:
   void doUnregister(const std::string& url, tasks::Completion done) override {
     send({RegistryCommand::Unregister, url, {}}, std::move(done));
   }
-  void doSubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
+  void doSubscribe(const std::string& service, std::shared_ptr<NotifyListener> l,
                    tasks::Completion done) override {
     {
       std::lock_guard lock(inbound_->mutex);
@@ -84,7 +84,7 @@ public:
     }
     send({RegistryCommand::Subscribe, service, {}}, std::move(done));
   }
-  void doUnsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> l,
+  void doUnsubscribe(const std::string& service, std::shared_ptr<NotifyListener> l,
                      tasks::Completion done) override {
     {
       std::lock_guard lock(inbound_->mutex);

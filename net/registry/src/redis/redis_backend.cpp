@@ -105,8 +105,7 @@ void RedisBackend::doUnregister(const std::string& url, tasks::Completion done) 
 
 // The listener joins at once (wanted state); the call succeeds once the channel is subscribed
 // and the list was read and delivered — in that order, so no change between them is missed.
-void RedisBackend::doSubscribe(const std::string& service,
-                               std::shared_ptr<tasks::NotifyListener> listener,
+void RedisBackend::doSubscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                                tasks::Completion done) {
   const bool posted = post([service, listener, done](RedisBackend& self) {
     const std::string key = self.keyOf(service);
@@ -124,8 +123,7 @@ void RedisBackend::doSubscribe(const std::string& service,
 // Succeeds once the local state changed: a subscription dies with its connection anyway, and no
 // listener left means the channel is not subscribed again after a reconnect.
 void RedisBackend::doUnsubscribe(const std::string& service,
-                                 std::shared_ptr<tasks::NotifyListener> listener,
-                                 tasks::Completion done) {
+                                 std::shared_ptr<NotifyListener> listener, tasks::Completion done) {
   const bool posted = post([service, listener, done](RedisBackend& self) {
     const auto it = self.listeners_.find(service);
     if (it != self.listeners_.end()) {
@@ -152,7 +150,7 @@ void RedisBackend::onPush(const RedisReply& reply) {
 
 // HGETALL, then deliver. `forListener` (after a subscribe) is told even if nothing changed.
 void RedisBackend::refresh(const std::string& service,
-                           const std::shared_ptr<tasks::NotifyListener>& forListener,
+                           const std::shared_ptr<NotifyListener>& forListener,
                            const tasks::Completion& done) {
   cmd_->command({"HGETALL", keyOf(service)},
                 [this, service, forListener, done](const CallResult& r, const RedisReply& all) {
@@ -166,14 +164,14 @@ void RedisBackend::refresh(const std::string& service,
 }
 
 void RedisBackend::deliver(const std::string& service, const std::vector<std::string>& live,
-                           const std::shared_ptr<tasks::NotifyListener>& forListener) {
+                           const std::shared_ptr<NotifyListener>& forListener) {
   const auto it = listeners_.find(service);
   if (it == listeners_.end()) return;  // unsubscribed meanwhile
   const auto last = lastNotified_.find(service);
   const bool changed = last == lastNotified_.end() || last->second != live;
   // Built by the constructor, not assign() on an empty vector: GCC 12 at -O3 reports a potential
   // null dereference inside the inlined assign() (-Wnull-dereference, a false positive).
-  using Targets = std::vector<std::shared_ptr<tasks::NotifyListener>>;
+  using Targets = std::vector<std::shared_ptr<NotifyListener>>;
   Targets targets = changed ? Targets(it->second.begin(), it->second.end()) : Targets();
   if (!changed && forListener && it->second.contains(forListener)) targets.push_back(forListener);
   lastNotified_[service] = live;

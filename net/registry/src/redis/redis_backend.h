@@ -51,9 +51,9 @@ public:
 
   void doRegister(const std::string& url, tasks::Completion done) override;
   void doUnregister(const std::string& url, tasks::Completion done) override;
-  void doSubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+  void doSubscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                    tasks::Completion done) override;
-  void doUnsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+  void doUnsubscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                      tasks::Completion done) override;
 
   // Any thread (Engine): start() posts the first connect and the periodic tasks; close() runs
@@ -135,11 +135,10 @@ private:
   // redis_backend.cpp
   void onPush(const detail::RedisReply& reply);
   void publish(const std::string& key, const char* message, tasks::Completion done);
-  void refresh(const std::string& service,
-               const std::shared_ptr<tasks::NotifyListener>& forListener,
+  void refresh(const std::string& service, const std::shared_ptr<NotifyListener>& forListener,
                const tasks::Completion& done);
   void deliver(const std::string& service, const std::vector<std::string>& live,
-               const std::shared_ptr<tasks::NotifyListener>& forListener);
+               const std::shared_ptr<NotifyListener>& forListener);
   void renew();
   void sweepAll();
   void sweep(const std::string& service);
@@ -165,7 +164,7 @@ private:
   std::shared_ptr<tasks::ReconnectTimerTask> reconnectTask_;
   std::shared_ptr<tasks::PeriodicTask> renewTask_;
   std::shared_ptr<tasks::PeriodicTask> sweepTask_;
-  std::map<std::string, std::set<std::shared_ptr<tasks::NotifyListener>>> listeners_;
+  std::map<std::string, std::set<std::shared_ptr<NotifyListener>>> listeners_;
   std::map<std::string, std::string> serviceOfChannel_;
   std::map<std::string, std::vector<std::string>> lastNotified_;
 

@@ -153,7 +153,7 @@ bool RedisLink::connect(const Endpoint& to) {
   setFd(ac->c.fd);
   stampRead();
   stampWrite();
-  registerHandle(loop_.native(), this);
+  net::registerHandle(loop_.native(), this);
   return true;
 }
 
@@ -305,7 +305,7 @@ redisAsyncContext* RedisLink::detach() noexcept {
   connected_ = false;
   ++incarnation_;
   setFd(-1);  // before hiredis closes it (after this returns)
-  unregisterHandle(loop_.native(), this);
+  net::unregisterHandle(loop_.native(), this);
   return ac;
 }
 

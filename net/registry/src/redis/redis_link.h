@@ -22,11 +22,12 @@
 //     any thread (the wheel thread reads them).
 #pragma once
 
-#include "loop_internal.h"
+#include "uv_handle.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/timeout.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/loop_handle.h>
 #include <wheelbeat/net/options.h>
 #include <wheelbeat/tasks/failback.h>
 
@@ -44,11 +45,10 @@ struct redisAsyncContext;
 
 namespace wheelbeat::registry::detail {
 
-// The transport this link lives on (net/src/loop_internal.h: LoopHandle, handle registration).
+// The transport this link lives on (EventLoop::stop() closes a link still open: LoopHandle).
 using net::Endpoint;
 using net::EventLoop;
-using net::detail::asHandle;
-using net::detail::LoopHandle;
+using net::LoopHandle;
 
 // A hiredis reply, copied out of hiredis' memory (which it frees once the callback returns).
 struct RedisReply {

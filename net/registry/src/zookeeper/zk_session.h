@@ -1,8 +1,8 @@
 // ZkSession: one ZooKeeper session over the single-threaded C client (libzookeeper_st), driven by
 // a wheelbeat EventLoop's libuv loop: one uv_poll_t on the client's socket (a new one whenever
 // the client changes sockets) and one uv_timer_t for the client's own deadlines (pings, connect
-// and receive timeouts). No thread of its own. Private to the library (includes <uv.h> through
-// loop_internal.h).
+// and receive timeouts). No thread of its own. Private to the library (includes <uv.h>);
+// EventLoop::stop() closes a session still open (net::LoopHandle).
 //
 // Threads
 //   Construct anywhere. Every other call — and every callback — runs on the loop thread (a call
@@ -46,9 +46,10 @@
 // to WARN process-wide on the first connect().
 #pragma once
 
-#include "loop_internal.h"
+#include "uv_handle.h"
 
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/loop_handle.h>
 
 #include <array>
 #include <chrono>
@@ -111,7 +112,7 @@ struct CreateOptions {
   bool existingIsOk = false;
 };
 
-class ZkSession final : public net::detail::LoopHandle {
+class ZkSession final : public net::LoopHandle {
 public:
   struct Options {
     std::string hosts;                                // "h:p[,h:p]"

@@ -4,8 +4,8 @@
 // shared error-name vocabulary (error_names.h), the self-re-arming timer tasks (TimerChain) over
 // the Channel interface (AbstractTimerTask, HeartbeatTimerTask, ReconnectTimerTask, CloseTimerTask;
 // HeartbeatOptions) or any owner (PeriodicTask), observed through TaskListener and TaskMetrics, and
-// failback (FailbackRegistry over a RegistryBackend, FailbackInvoker; FailbackOptions) observed
-// through FailbackListener and FailbackMetrics.
+// failback (FailbackOptions, CallResult; FailbackInvoker) observed through FailbackListener and
+// FailbackMetrics. The registry's failback (FailbackRegistry) is the registry layer's.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -13,6 +13,7 @@
 #include <wheelbeat/tasks/channel.h>
 #include <wheelbeat/tasks/error_names.h>
 #include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/tasks/failback_invoker.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/periodic_task.h>
 #include <wheelbeat/tasks/retry_budget.h>

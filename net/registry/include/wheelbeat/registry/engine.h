@@ -12,7 +12,7 @@
 //   on (callbacks that may outlive the engine hold a weak_ptr).
 #pragma once
 
-#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/registry/backend.h>
 
 #include <memory>
 #include <string>
@@ -41,7 +41,7 @@ protected:
   ~EngineEvents() = default;
 };
 
-// tasks::RegistryBackend's do-calls (failback.h) are the engine's data path. Their contract:
+// RegistryBackend's do-calls (backend.h) are the engine's data path. Their contract:
 // called by the Registry's FailbackRegistry from any thread, with valid arguments (a url that
 // passes the Registry's checks, a valid service name, a non-null listener); asynchronous, never
 // blocking; `done` called exactly once, from any thread (possibly before returning), with
@@ -52,7 +52,7 @@ protected:
 // the service's full sorted provider list on the engine's loop thread, once after each
 // successful subscribe and after each change; doUnsubscribe: the listener hears nothing more
 // once it has completed.
-class Engine : public tasks::RegistryBackend, public std::enable_shared_from_this<Engine> {
+class Engine : public RegistryBackend, public std::enable_shared_from_this<Engine> {
 public:
   ~Engine() override = default;
 

@@ -13,7 +13,7 @@
 //   ...
 //   registry->close();
 //
-// Every call goes through a tasks::FailbackRegistry on the shared wheel: a failed call is
+// Every call goes through a FailbackRegistry on the shared wheel: a failed call is
 // retried, nothing is lost across an outage, and after every reconnect recover() re-sends every
 // registration and subscription (the registry may have restarted empty).
 //
@@ -30,6 +30,7 @@
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/registry/engine.h>
+#include <wheelbeat/registry/failback_registry.h>
 #include <wheelbeat/registry/options.h>
 #include <wheelbeat/tasks/failback.h>
 
@@ -63,20 +64,20 @@ public:
   // engine's liveness rule removes them). Idempotent. Later calls throw std::logic_error.
   void close();
 
-  // FailbackRegistry's calls (tasks/failback.h), the same for every engine. A url or service
+  // FailbackRegistry's calls (failback_registry.h), the same for every engine. A url or service
   // that is malformed (scheme://host:port/service[?query], no whitespace; a service name is
   // non-empty, without whitespace, '/' or '?') throws std::invalid_argument at once and changes
   // nothing: retries could never succeed.
   void registerUrl(const std::string& url, tasks::Completion done = nullptr);
   void unregisterUrl(const std::string& url, tasks::Completion done = nullptr);
-  void subscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+  void subscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                  tasks::Completion done = nullptr);
-  void unsubscribe(const std::string& service, std::shared_ptr<tasks::NotifyListener> listener,
+  void unsubscribe(const std::string& service, std::shared_ptr<NotifyListener> listener,
                    tasks::Completion done = nullptr);
   // Re-sends every registration and subscription (done by itself after every reconnect).
   void recover();
 
-  [[nodiscard]] tasks::FailbackRegistry& failback() noexcept;
+  [[nodiscard]] FailbackRegistry& failback() noexcept;
   // The connection to the engine is up now.
   [[nodiscard]] bool isConnected() const noexcept;
   // Since when (the timer's clock) the connection has been up; nullopt while it is down. The
@@ -99,7 +100,7 @@ private:
   RegistryKind kind_;
   std::shared_ptr<tasks::FailbackMetrics> failbackMetrics_;
   std::shared_ptr<Engine> engine_;
-  std::shared_ptr<tasks::FailbackRegistry> failback_;
+  std::shared_ptr<FailbackRegistry> failback_;
   std::shared_ptr<Link> link_;
   std::once_flag closeOnce_;
 };

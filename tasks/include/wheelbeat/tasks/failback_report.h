@@ -1,10 +1,17 @@
-// Internal plumbing shared by FailbackRegistry and FailbackInvoker (not installed): counting,
-// the listener calls deferred until no lock is held, and retry scheduling on the wheel.
+// How a failback reports its decisions, for the failbacks themselves (FailbackInvoker here,
+// registry::FailbackRegistry in the registry layer) rather than for applications: the counters,
+// the decision lines of core::log, and the listener calls deferred until no lock is held. Every
+// failback reports alike through it, so logs, metrics and listeners read the same for both.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/tasks/retry_policy.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <random>
@@ -12,10 +19,11 @@
 #include <utility>
 #include <vector>
 
-namespace wheelbeat::tasks::detail {
+namespace wheelbeat::tasks::failback {
 
 // Work collected under a lock and run after it is released: listener calls and completions must
-// never run under the failback mutex (they may call back into it).
+// never run under the failback's mutex (they may call back into it). run() (also the destructor)
+// runs each in order; one that throws is logged (Warn) and dropped. Thread: the owner's.
 class Deferred {
 public:
   Deferred() = default;
@@ -30,8 +38,8 @@ private:
   std::vector<std::function<void()>> work_;
 };
 
-// The listener and the counters of one FailbackRegistry / FailbackInvoker. Every `report*`
-// counts at once and defers the listener call into `later`.
+// The listener and the counters of one failback (either may be null). Every call below counts at
+// once and defers the listener call into `later`. Thread: any.
 struct FailbackReporter {
   std::shared_ptr<FailbackListener> listener;
   std::shared_ptr<FailbackMetrics> metrics;
@@ -55,4 +63,4 @@ std::uint64_t seedOrRandom(std::uint64_t seed);
 // The result of a call that threw instead of completing.
 CallResult exceptionResult(std::exception_ptr error);
 
-}  // namespace wheelbeat::tasks::detail
+}  // namespace wheelbeat::tasks::failback

@@ -2,7 +2,7 @@
 // backend thread completes calls (every third one failing) and the wheel thread runs retries.
 // Per key, the last call wins: once the backend is healthy, nothing is pending and the backend
 // holds exactly the wanted registrations.
-#include "failback_fake.h"
+#include "fake_backend.h"
 
 #include <doctest/doctest.h>
 
@@ -107,7 +107,7 @@ bool eventually(Pred done) {
 
 }  // namespace
 
-TEST_SUITE("tasks") {
+TEST_SUITE("registry") {
 
 TEST_CASE("failback registry: concurrent callers and a flaky threaded backend converge") {
   WheelOptions wheel;
@@ -145,4 +145,4 @@ TEST_CASE("failback registry: concurrent callers and a flaky threaded backend co
   backend->drain();  // and none is in flight: the registry's state dies on this thread
 }
 
-}  // TEST_SUITE("tasks")
+}  // TEST_SUITE("registry")

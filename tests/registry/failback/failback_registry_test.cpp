@@ -1,7 +1,8 @@
 // FailbackRegistry on a manual clock (10 ms ticks) over a scripted backend: Dubbo's failback
 // rules (one entry per key, cancel by the opposite or the same call, recover()), plus give-up
-// removal, check=true, superseded results, stop() and destruction.
-#include "failback_fake.h"
+// removal, check=true, superseded results, stop() and destruction, and the decision lines it logs.
+#include "../../log_capture.h"
+#include "fake_backend.h"
 
 #include <doctest/doctest.h>
 
@@ -10,6 +11,8 @@
 #include <vector>
 
 using namespace wbtest;
+using wheelbeat::core::LogLevel;
+using Lines = std::vector<std::string>;
 
 namespace {
 
@@ -44,9 +47,26 @@ std::vector<std::string> keysOf(const std::vector<PendingRetry>& pending) {
   return out;
 }
 
+// A register that fails once (registry down), then succeeds on its retry 5 s later.
+Lines decisionLog(LogLevel level) {
+  LevelLogCapture log(level);
+  Rig rig;
+  auto backend = std::make_shared<FakeBackend>();
+  FailbackOptions o;
+  o.check = false;
+  FailbackRegistry registry(rig.timer(), backend, o, nullptr, nullptr, nullptr, 42);
+  backend->setDown(true);
+  registry.registerUrl("dubbo://192.0.2.1:20880/Echo", nullptr);
+  backend->setDown(false);
+  rig.runUntil(6s);
+  CHECK(registry.pendingRetryCount() == 0);
+  registry.stop();
+  return log.lines();
+}
+
 }  // namespace
 
-TEST_SUITE("tasks") {
+TEST_SUITE("registry") {
 
 TEST_CASE("failback registry: a successful register keeps nothing pending") {
   RegistryRig r;
@@ -334,4 +354,12 @@ TEST_CASE("failback registry: destroyed with work in flight and pending") {
   CHECK(r.backend->callCount() == 2);
 }
 
-}  // TEST_SUITE("tasks")
+TEST_CASE("failback registry: a retry is logged with its cause and delay, then its recovery") {
+  CHECK(decisionLog(LogLevel::Debug) ==
+        Lines{"DEBUG failback: register dubbo://192.0.2.1:20880/Echo failed (disconnected: "
+              "registry down): retry 1 in 5s",
+              "DEBUG failback: register dubbo://192.0.2.1:20880/Echo succeeded after 1 retry"});
+  CHECK(decisionLog(LogLevel::Info).empty());
+}
+
+}  // TEST_SUITE("registry")

@@ -1,10 +1,9 @@
-// FailbackRegistry: see failback.h for the rules. One mutex guards the wanted state, the retry
-// entries and the "latest call" token of each key; the backend, listeners and completions are
-// always called after it is released (detail::Deferred).
-#include "failback_report.h"
-
+// FailbackRegistry: see failback_registry.h for the rules. One mutex guards the wanted state, the
+// retry entries and the "latest call" token of each key; the backend, listeners and completions are
+// always called after it is released (failback::Deferred).
 #include <wheelbeat/core/log.h>
-#include <wheelbeat/tasks/failback.h>
+#include <wheelbeat/registry/failback_registry.h>
+#include <wheelbeat/tasks/failback_report.h>
 
 #include <algorithm>
 #include <map>
@@ -14,7 +13,19 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace wheelbeat::tasks {
+namespace wheelbeat::registry {
+
+using tasks::CallResult;
+using tasks::Completion;
+using tasks::Decision;
+using tasks::FailbackListener;
+using tasks::FailbackMetrics;
+using tasks::FailbackOp;
+using tasks::FailbackOptions;
+using tasks::RetryBudget;
+using tasks::RetryState;
+using tasks::SmallRng;
+namespace failback = tasks::failback;
 namespace {
 
 // A registration (url) or a subscription (service, listener identity).
@@ -60,13 +71,13 @@ struct FailbackRegistry::Impl : std::enable_shared_from_this<Impl> {
   };
 
   Impl(core::HashedWheelTimer& t, std::shared_ptr<RegistryBackend> b, FailbackOptions o,
-       detail::FailbackReporter r, std::shared_ptr<RetryBudget> bu, std::uint64_t seed)
+       failback::FailbackReporter r, std::shared_ptr<RetryBudget> bu, std::uint64_t seed)
       : timer(t),
         backend(std::move(b)),
         options(std::move(o)),
         report(std::move(r)),
         budget(std::move(bu)),
-        seeds(detail::seedOrRandom(seed)) {}
+        seeds(failback::seedOrRandom(seed)) {}
 
   void start(FailbackOp op, const std::string& name, std::shared_ptr<NotifyListener> listener,
              Completion done);
@@ -82,14 +93,14 @@ struct FailbackRegistry::Impl : std::enable_shared_from_this<Impl> {
   bool cancelEntryLocked(const Key& key);
   Entry& entryLocked(const Call& call, std::chrono::nanoseconds now);
   void retryLocked(Entry& entry, const Key& key, const CallResult& failure, CallResult& outcome,
-                   detail::Deferred& later);
+                   failback::Deferred& later);
   void armLocked(Entry& entry, const Key& key, std::chrono::nanoseconds delay);
   std::vector<PendingRetry> pendingLocked() const;
 
   core::HashedWheelTimer& timer;
   const std::shared_ptr<RegistryBackend> backend;
   const FailbackOptions options;
-  const detail::FailbackReporter report;
+  const failback::FailbackReporter report;
   const std::shared_ptr<RetryBudget> budget;
 
   mutable std::mutex mutex;
@@ -151,12 +162,12 @@ void FailbackRegistry::Impl::send(Call call) {
       case FailbackOp::Invoke: break;
     }
   } catch (...) {
-    onResult(c, detail::exceptionResult(std::current_exception()));
+    onResult(c, failback::exceptionResult(std::current_exception()));
   }
 }
 
 void FailbackRegistry::Impl::onResult(const Call& call, const CallResult& result) {
-  detail::Deferred later;
+  failback::Deferred later;
   CallResult outcome = result;
   {
     std::lock_guard lock(mutex);
@@ -182,7 +193,7 @@ void FailbackRegistry::Impl::onResult(const Call& call, const CallResult& result
 
 // Asks the entry's policy for the next retry: arms it, or removes the entry and reports.
 void FailbackRegistry::Impl::retryLocked(Entry& entry, const Key& key, const CallResult& failure,
-                                         CallResult& outcome, detail::Deferred& later) {
+                                         CallResult& outcome, failback::Deferred& later) {
   const Decision d = entry.state.next(timer.now(), failure.error);
   if (d.retry) {
     try {
@@ -319,9 +330,9 @@ FailbackRegistry::FailbackRegistry(core::HashedWheelTimer& timer,
   validate(options);
   if (!backend)
     throw std::invalid_argument("FailbackRegistry: backend = null (expected: a backend)");
-  impl_ = std::make_shared<Impl>(timer, std::move(backend), std::move(options),
-                                 detail::FailbackReporter{std::move(listener), std::move(metrics)},
-                                 std::move(budget), seed);
+  impl_ = std::make_shared<Impl>(
+      timer, std::move(backend), std::move(options),
+      failback::FailbackReporter{std::move(listener), std::move(metrics)}, std::move(budget), seed);
 }
 
 FailbackRegistry::~FailbackRegistry() { impl_->stop(); }
@@ -373,4 +384,4 @@ std::size_t FailbackRegistry::pendingRetryCount() const {
   return impl_->entries.size();
 }
 
-}  // namespace wheelbeat::tasks
+}  // namespace wheelbeat::registry
