@@ -87,7 +87,7 @@ void ChannelCore::stampBoth() noexcept {
 // Send path. Inside its own read callback the channel flushes once at the read's end (answers
 // leave in one write) and counts the read's frames once (the counters are shared by every loop).
 template <typename Encode>
-SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode, bool readPathOk) {
+[[gnu::always_inline]] inline SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode, bool readPathOk) {
   if (!isConnected()) return SendResult::NotConnected;
   const bool inRead = inOwnRead();
   ReadOutbox* box = inRead && readPathOk ? &readOutbox(loop_.native()) : nullptr;

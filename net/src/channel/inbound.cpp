@@ -26,18 +26,6 @@ bool HandlerStage::answeredOne() noexcept {
   return false;
 }
 
-DecodeError Inbound::read(std::string_view data, FrameDecoder& decoder, FrameSink& sink) noexcept {
-  inRead_ = true;
-  DecodeError error = DecodeError::None;
-  try {
-    error = decoder.feed(data, sink);
-  } catch (const std::bad_alloc&) {  // decoding, answering, a handler: this channel ends
-    error = DecodeError::OutOfMemory;
-  }
-  inRead_ = false;
-  return error;
-}
-
 CloseReason Inbound::decodeFailure(const FrameDecoder& decoder) noexcept {
   const DecodeError error =
       decoder.error() == DecodeError::None ? DecodeError::OutOfMemory : decoder.error();

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string_view>
 
 namespace wheelbeat::net::detail {
@@ -40,7 +41,17 @@ public:
   // Feeds `data` to `decoder`, whose frames reach `sink` (the channel: its onFrame() calls
   // dispatch()); inRead() meanwhile. Returns the decoder's error; OutOfMemory when anything on
   // the read path ran out of memory (the channel ends, not the process).
-  DecodeError read(std::string_view data, FrameDecoder& decoder, FrameSink& sink) noexcept;
+  DecodeError read(std::string_view data, FrameDecoder& decoder, FrameSink& sink) noexcept {
+    inRead_ = true;
+    DecodeError error = DecodeError::None;
+    try {
+      error = decoder.feed(data, sink);
+    } catch (const std::bad_alloc&) {  // decoding, answering, a handler: this channel ends
+      error = DecodeError::OutOfMemory;
+    }
+    inRead_ = false;
+    return error;
+  }
   // One frame down the stages, until one consumes it; counted for takeCounts().
   template <typename Ctx>
   void dispatch(const FrameView& frame, Ctx& ctx) {

@@ -3,10 +3,6 @@
 #include <new>
 
 namespace wheelbeat::net::detail {
-namespace {
-// A read buffer grown past this by a large answer is freed after the flush.
-constexpr std::size_t kReadOutboxKeepUpTo = std::size_t{64} << 10;
-}  // namespace
 
 std::shared_ptr<void> Outbox::cancelPost() noexcept {
   std::lock_guard lock(mutex_);
@@ -64,15 +60,6 @@ void Outbox::appendAside(std::string& data, std::uint64_t id) noexcept {
     encodeHeartbeatRequest(data, id);
   } catch (const std::bad_alloc&) {  // the heartbeat is lost, the frames still go
     countOut(kHeartbeatFrameSize);
-  }
-}
-
-// Emptied for the next read; a buffer grown past kReadOutboxKeepUpTo is freed.
-void Outbox::clearRead(std::string& frames) noexcept {
-  if (frames.capacity() > kReadOutboxKeepUpTo) {
-    std::string().swap(frames);
-  } else {
-    frames.clear();
   }
 }
 

@@ -85,14 +85,6 @@ bool ChannelSocket::hasUnreadInput() const noexcept {
   return fd_ >= 0 && ::ioctl(fd_, FIONREAD, &unread) == 0 && unread > 0;
 }
 
-// The common case: libuv holds nothing queued for this socket, so the bytes go out in one
-// write(2) right here, with no write request and no POLLOUT re-arm (libuv's uv_write costs an
-// epoll_ctl per write once its queue drains); uv_try_write keeps the order behind queued writes.
-int ChannelSocket::tryWrite(char* data, std::size_t size) noexcept {
-  uv_buf_t buf = uv_buf_init(data, static_cast<unsigned>(size));
-  return uv_try_write(asStream(stream_->tcp()), &buf, 1);
-}
-
 int ChannelSocket::queueWrite(std::string&& data) noexcept {
   auto* w = new (std::nothrow) WriteReq{{}, {}};
   if (w == nullptr) return UV_ENOMEM;

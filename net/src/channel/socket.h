@@ -48,9 +48,15 @@ public:
   // Marks the channel closed for good; true for the first call only. Any thread.
   bool markClosed() noexcept { return !closed_.exchange(true, std::memory_order_acq_rel); }
 
-  // Writes what the current stream takes now: the bytes written, or a negative libuv error
-  // (UV_EAGAIN / UV_ENOSYS: libuv still queues writes, nothing was written). Needs writable().
-  [[nodiscard]] int tryWrite(char* data, std::size_t size) noexcept;
+  // Writes what the current stream takes now (the common case: libuv holds nothing queued for
+  // this socket, so the bytes go out in one write(2) right here, with no write request and no
+  // POLLOUT re-arm; uv_try_write keeps the order behind queued writes): the bytes written, or a
+  // negative libuv error (UV_EAGAIN / UV_ENOSYS: libuv still queues writes, nothing was written).
+  // Needs writable().
+  [[nodiscard]] int tryWrite(char* data, std::size_t size) noexcept {
+    uv_buf_t buf = uv_buf_init(data, static_cast<unsigned>(size));
+    return uv_try_write(asStream(stream_->tcp()), &buf, 1);
+  }
   // One uv_write of `data` on the current stream, kept alive until its callback, which calls the
   // stream owner's written(). Returns the libuv error (0: queued). Needs writable().
   [[nodiscard]] int queueWrite(std::string&& data) noexcept;
