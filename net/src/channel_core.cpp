@@ -1,5 +1,7 @@
 #include "channel_core.h"
 
+#include "channel/ports.h"
+
 namespace wheelbeat::net::detail {
 namespace {
 
@@ -9,56 +11,6 @@ std::atomic<std::uint64_t> nextChannelId{1};
 std::atomic<std::uint64_t> nextReadOnlyEventId{1};
 
 }  // namespace
-
-// What the frame stages reach of the channel (frame_stages.h).
-class ChannelCore::FramePort {
-public:
-  explicit FramePort(ChannelCore& c) noexcept : c_(c) {}
-  ChannelMetrics& metrics() noexcept { return *c_.metrics_; }
-  void readOnlyReceived() noexcept { c_.readOnlyReceived(); }
-  // In a read: the answer joins the loop's read buffer (no allocation per answer).
-  bool answerHeartbeat(std::uint64_t id) noexcept {
-    const auto encode = [id](std::string& out) { encodeHeartbeatResponse(out, id); };
-    return c_.enqueue(kHeartbeatFrameSize, encode, true) == SendResult::Queued;
-  }
-  void heartbeatAnswered(std::uint64_t id) noexcept {
-    const auto rtt = c_.probe_.answered(id, c_.inbound_.lastRead());
-    if (!rtt) return;
-    c_.metrics_->heartbeatRtt.record(std::chrono::nanoseconds(*rtt));
-    logDebug(c_, "heartbeat {} answered in {}", id, core::human(std::chrono::nanoseconds(*rtt)));
-  }
-  void unansweredChanged(std::int64_t delta) noexcept { c_.unansweredChanged(delta); }
-  Channel& channel() noexcept { return c_; }
-  void handlerThrew() noexcept {
-    c_.safely("onFrame", [] { throw; });  // in the catch block: logged like any handler's
-  }
-
-private:
-  ChannelCore& c_;
-};
-
-// What the outbox's flush writes through (outbox.h): the socket, the clock, the metrics, the
-// heartbeat probe.
-class ChannelCore::WirePort {
-public:
-  explicit WirePort(ChannelCore& c) noexcept : c_(c) {}
-  bool writable() const noexcept { return c_.socket_.writable(); }
-  std::int64_t now() const noexcept { return c_.timer_.now().count(); }
-  int tryWrite(char* data, std::size_t size) noexcept { return c_.socket_.tryWrite(data, size); }
-  int queueWrite(std::string&& data) noexcept { return c_.socket_.queueWrite(std::move(data)); }
-  void failed(NetError e) noexcept {
-    c_.closeStream(*c_.socket_.current(), reasonFromError(e, false, "write"));
-  }
-  void wrote(std::size_t bytes) noexcept {
-    c_.metrics_->bytesOut.fetch_add(bytes, std::memory_order_relaxed);
-  }
-  void heartbeatWritten(std::int64_t now, std::int64_t decidedAt) noexcept {
-    c_.probe_.written(now, decidedAt);
-  }
-
-private:
-  ChannelCore& c_;
-};
 
 ChannelCore::ChannelCore(const ChannelConfig& config)
     : loop_(config.loop),
@@ -87,7 +39,8 @@ void ChannelCore::stampBoth() noexcept {
 // Send path. Inside its own read callback the channel flushes once at the read's end (answers
 // leave in one write) and counts the read's frames once (the counters are shared by every loop).
 template <typename Encode>
-[[gnu::always_inline]] inline SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode, bool readPathOk) {
+[[gnu::always_inline]] inline SendResult ChannelCore::enqueue(std::size_t bytes, Encode&& encode,
+                                                              bool readPathOk) {
   if (!isConnected()) return SendResult::NotConnected;
   const bool inRead = inOwnRead();
   ReadOutbox* box = inRead && readPathOk ? &readOutbox(loop_.native()) : nullptr;
@@ -161,15 +114,6 @@ RequestResult ChannelCore::request(std::string_view body, std::chrono::nanosecon
       .start(std::move(done), timeout, [&](std::uint64_t id) { return send(flags, 0, id, body); });
 }
 
-std::size_t ChannelCore::pendingRequests() const noexcept {
-  const RequestTracker* t = inbound_.stages().tracker.get();
-  try {
-    return t != nullptr ? t->pending() : 0;
-  } catch (...) {  // a lock failure: report nothing pending rather than throw
-    return 0;
-  }
-}
-
 // Write path
 
 ReadOutbox* ChannelCore::ownReadOutbox() const noexcept {
@@ -200,7 +144,7 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   metrics_->bytesIn.fetch_add(data.size(), std::memory_order_relaxed);
   probe_.fed(now);
   const DecodeError error = inbound_.read(data, stream.decoder(), *this);
-  const bool answered = countReadFrames();
+  const bool answered = inbound_.countFrames(*metrics_);
   if (error != DecodeError::None && !stream.isClosing()) {
     metrics_->countDecodeError(error);
     closeStream(stream, Inbound::decodeFailure(stream.decoder()));
@@ -208,14 +152,6 @@ void ChannelCore::onRead(Stream& stream, std::string_view data) noexcept {
   // Only this read's own frames wait for this flush: a frame queued from another thread, or
   // outside a read, posted a flush of its own.
   if (answered) flush();
-}
-
-// One add per read and counter instead of one per frame. True when the read queued frames.
-bool ChannelCore::countReadFrames() noexcept {
-  const Inbound::Counts n = inbound_.takeCounts();
-  if (n.in != 0) metrics_->framesIn.fetch_add(n.in, std::memory_order_relaxed);
-  if (n.out != 0) metrics_->framesOut.fetch_add(n.out, std::memory_order_relaxed);
-  return n.out != 0;
 }
 
 void ChannelCore::onReadError(Stream& stream, NetError error) noexcept {

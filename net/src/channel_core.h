@@ -13,7 +13,6 @@
 #include "channel/inbound.h"
 #include "channel/outbox.h"
 #include "channel/socket.h"
-#include "stream.h"
 
 #include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -106,7 +105,9 @@ public:
   [[nodiscard]] std::int64_t unanswered() const noexcept override {
     return inbound_.stages().handler.unanswered();
   }
-  [[nodiscard]] std::size_t pendingRequests() const noexcept override;
+  [[nodiscard]] std::size_t pendingRequests() const noexcept override {
+    return inbound_.stages().tracker.pending();
+  }
   // Where this channel counts (never null). Any thread.
   [[nodiscard]] ChannelMetrics& metrics() const noexcept { return *metrics_; }
   // Queues Dubbo's READONLY event (codec.h) with a fresh id. Any thread.
@@ -122,7 +123,7 @@ public:
   void written(Stream& stream, std::size_t bytes, int status) noexcept;
   // Close path (loop): the stream's close callback (the socket is fully closed).
   virtual void streamClosed(Stream& stream, const CloseReason& reason) noexcept;
-  // Close path (loop): ChannelSocket::forgetDescriptor().
+  // Close path (loop): see ChannelSocket.
   void forgetDescriptor(Stream& stream) noexcept { socket_.forgetDescriptor(stream); }
 
 protected:
@@ -161,8 +162,8 @@ protected:
   void setRemote(Endpoint remote) { remote_ = std::move(remote); }
 
 private:
-  class FramePort;  // what the frame stages use (channel_core.cpp)
-  class WirePort;   // what the outbox's flush writes through (channel_core.cpp)
+  class FramePort;  // what the frame stages use (channel/ports.h)
+  class WirePort;   // what the outbox's flush writes through (channel/ports.h)
   template <typename Encode>
   SendResult enqueue(std::size_t bytes, Encode&& encode, bool readPathOk);
   SendResult counted(Enqueued where, bool inRead) noexcept;
@@ -171,7 +172,6 @@ private:
   }
   [[nodiscard]] ReadOutbox* ownReadOutbox() const noexcept;
   void postFlush() noexcept;
-  bool countReadFrames() noexcept;
 
   EventLoop& loop_;
   core::HashedWheelTimer& timer_;

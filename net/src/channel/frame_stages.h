@@ -94,6 +94,8 @@ public:
   [[nodiscard]] RequestTracker* get() const noexcept {
     return tracker_.load(std::memory_order_acquire);
   }
+  // Requests awaiting their response (RequestTracker::pending(); 0 on a lock failure). Any thread.
+  [[nodiscard]] std::size_t pending() const noexcept;
   // The tracker, created if needed (never replaced, deleted with the stage: the request and
   // response paths read it without a lock). Any thread. Throws std::bad_alloc.
   RequestTracker& getOrCreate(EventLoop& loop, core::HashedWheelTimer& timer);

@@ -18,6 +18,15 @@ RequestTracker& RequestTrackerStage::getOrCreate(EventLoop& loop, core::HashedWh
   return *expected;  // another thread's first request() won: ours is dropped
 }
 
+std::size_t RequestTrackerStage::pending() const noexcept {
+  const RequestTracker* t = get();
+  try {
+    return t != nullptr ? t->pending() : 0;
+  } catch (...) {  // a lock failure: report nothing pending rather than throw
+    return 0;
+  }
+}
+
 bool HandlerStage::answeredOne() noexcept {
   std::int64_t n = unanswered_.load(std::memory_order_acquire);
   while (n > 0) {

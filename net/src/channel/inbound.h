@@ -62,13 +62,15 @@ public:
   // Inside read(): frames queued now wait for the flush at the read's end.
   [[nodiscard]] bool inRead() const noexcept { return inRead_; }
   void frameOut() noexcept { ++framesOut_; }
-  // The frames in and out since the last call (one metrics update per read).
-  struct Counts {
-    std::uint32_t in = 0;
-    std::uint32_t out = 0;
-  };
-  Counts takeCounts() noexcept {
-    return {std::exchange(framesIn_, 0), std::exchange(framesOut_, 0)};
+  // The read's end: its frames in and out added to `metrics` (one add per read and counter, not
+  // per frame: the counters' cache line is shared by every loop). True if the read queued frames.
+  bool countFrames(ChannelMetrics& metrics) noexcept {
+    if (framesIn_ != 0) metrics.framesIn.fetch_add(framesIn_, std::memory_order_relaxed);
+    const bool sent = framesOut_ != 0;
+    if (sent) metrics.framesOut.fetch_add(framesOut_, std::memory_order_relaxed);
+    framesIn_ = 0;
+    framesOut_ = 0;
+    return sent;
   }
 
   // Why the decoder stopped, as a close reason (built without throwing: an allocation failure
