@@ -6,7 +6,7 @@
 // kind is a new stage in Inbound's list (inbound.h): a fixed list, dispatched with no virtual
 // call and no allocation. Private to net/.
 //
-// Ctx (the channel in production, a fake in the tests) provides:
+// Ctx (ChannelCore::FramePort in production, a fake in the tests) provides:
 //   ChannelMetrics& metrics();
 //   void readOnlyReceived();              the connection's first READONLY event
 //   bool answerHeartbeat(std::uint64_t);  queues the answer; true if queued

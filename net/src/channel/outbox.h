@@ -7,8 +7,9 @@
 // Thread rule: enqueue*() on any thread, under the outbox's lock (or, inside the channel's own
 // read callback, into the loop's read buffer with no lock); everything else on the loop thread.
 //
-// The flush writes through a Wire, a type with these members (the channel's socket in
-// production, a fake in the tests; a template parameter, so nothing is a virtual call):
+// The flush writes through a Wire, a type with these members (ChannelCore::WirePort over the
+// socket stage in production, a fake in the tests; a template parameter, so nothing is a virtual
+// call):
 //   bool writable();                          a connection to write to
 //   std::int64_t now();                       the write's time (timer clock, ns)
 //   int tryWrite(char*, std::size_t);         ChannelSocket::tryWrite()
@@ -122,31 +123,36 @@ private:
 
 // Inlined: on the read path (a heartbeat's answer) a call costs a fifth of the function.
 template <typename Encode, typename Hold>
-[[gnu::always_inline]] inline Enqueued Outbox::enqueue(std::size_t bytes, Encode&& encode,
-                                                       ReadOutbox* box, const void* owner,
-                                                       bool inRead, Hold&& hold) {
+inline __attribute__((always_inline)) Enqueued Outbox::enqueue(std::size_t bytes, Encode&& encode,
+                                                               ReadOutbox* box, const void* owner,
+                                                               bool inRead, Hold&& hold) {
   if (queued_.fetch_add(bytes, std::memory_order_acq_rel) + bytes > maxBytes_) {
     countOut(bytes);
     return Enqueued::QueueFull;
   }
-  try {
-    if (box != nullptr && (box->owner == nullptr || box->owner == owner)) {
+  if (box != nullptr && (box->owner == nullptr || box->owner == owner)) {
+    try {
       encode(box->data);
-      box->owner = owner;
-      return Enqueued::InRead;
+    } catch (...) {
+      countOut(bytes);
+      throw;
     }
-    std::lock_guard lock(mutex_);
-    // Else a flush is on its way: a posted one not run yet, or the read's.
-    const bool wake = data_.empty() && !hasAside_ && !inRead;
+    box->owner = owner;
+    return Enqueued::InRead;
+  }
+  std::lock_guard lock(mutex_);
+  // Else a flush is on its way: a posted one not run yet, or the read's.
+  const bool wake = data_.empty() && !hasAside_ && !inRead;
+  try {
     encode(data_);
-    if (!wake || flushPosted_) return Enqueued::Queued;
-    flushHold_ = hold();
-    flushPosted_ = true;
-    return Enqueued::Posted;
   } catch (...) {
     countOut(bytes);
     throw;
   }
+  if (!wake || flushPosted_) return Enqueued::Queued;
+  flushHold_ = hold();
+  flushPosted_ = true;
+  return Enqueued::Posted;
 }
 
 template <typename NextId, typename Hold>
@@ -232,8 +238,9 @@ bool Outbox::flushReadAlone(Wire& wire, ReadOutbox* read) noexcept {
 // Returns how many bytes are left for uv_write: all of them when libuv still has queued writes,
 // 0 on an error (the connection is then closing).
 template <typename Wire>
-[[gnu::always_inline]] inline std::size_t Outbox::writeNow(Wire& wire, char* data, std::size_t size,
-                                                           std::int64_t now) noexcept {
+inline __attribute__((always_inline)) std::size_t Outbox::writeNow(Wire& wire, char* data,
+                                                                   std::size_t size,
+                                                                   std::int64_t now) noexcept {
   const int n = wire.tryWrite(data, size);
   if (n == UV_EAGAIN || n == UV_ENOSYS) return size;
   if (n < 0) {
