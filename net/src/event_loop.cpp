@@ -1,4 +1,4 @@
-#include "loop_internal.h"
+#include "event_loop_impl.h"
 
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/error.h>
@@ -26,7 +26,7 @@ using core::log;
 using core::LogLevel;
 
 namespace {
-// Posted functions run per poll of the loop (runBatch(): why shares, and why 32).
+// Posted functions run per poll of the loop (runBatch()). Measured on H1 (README).
 constexpr std::size_t kPostedPerPoll = 32;
 
 // postFlushNode()'s list once the loop is stopping: never a node's address (nor null).
@@ -40,57 +40,6 @@ void bump(std::atomic<std::uint64_t>& counter, std::uint64_t by = 1) noexcept {
 }  // namespace
 
 using core::LogLevel;
-
-class EventLoop::Impl {
-public:
-  Impl(std::string name, const LoopOptions& options);
-  void threadMain();
-  bool post(std::function<void()>&& fn);
-  bool postFlushNode(detail::FlushNode* node) noexcept;
-  void takeNodes() noexcept;
-  std::size_t runNodes(std::size_t limit) noexcept;
-  [[nodiscard]] bool batchDone() const noexcept {
-    return next == running.size() && nodesTaken == nullptr;
-  }
-  int stop();
-  static void onAsync(uv_async_t* async) noexcept;
-  void runBatch() noexcept;
-  bool takeQueue() noexcept;
-  void runSome(std::size_t limit) noexcept;
-  void dropRan() noexcept;
-  bool queued() noexcept;
-  void beginShutdown() noexcept;
-
-  uv_loop_t loop{};
-  uv_async_t async{};
-  std::string name;
-  std::thread::id loopThread;  // written before the constructor returns, then read-only
-  std::thread thread;
-
-  std::mutex mutex;  // guards queue and stopping
-  std::vector<std::function<void()>> queue;
-  bool stopping = false;
-  std::vector<std::function<void()>> running;  // loop thread: the batch being run
-  std::size_t next = 0;                        // loop thread: running[next] runs next
-  // postFlushNode()'s list, newest first; kClosedNodes once the loop is stopping (pushes refused).
-  std::atomic<detail::FlushNode*> nodes{nullptr};
-  detail::FlushNode* nodesTaken = nullptr;  // loop thread: the batch's nodes, oldest first
-
-  std::mutex stopMutex;  // one stop() at a time; guards joined / closeResult
-  bool joined = false;
-  int closeResult = 0;
-  std::atomic<bool> stopped{false};
-
-  // Written by the loop thread alone (bump(): no locked instruction per posted function).
-  std::atomic<std::uint64_t> wakeups{0};
-  std::atomic<std::uint64_t> tasksRun{0};
-  std::atomic<std::uint64_t> taskErrors{0};
-  std::unique_ptr<char[]> readBuffer{new char[detail::kReadBufferSize]};
-  PartialFrameBudget partialBudget;       // loop thread
-  detail::ReadOutbox readOutbox;          // loop thread
-  detail::LoopHandle* handles = nullptr;  // registered open handles (loop thread)
-  bool shutdownBegun = false;             // loop thread
-};
 
 EventLoop::Impl::Impl(std::string threadName, const LoopOptions& options)
     : name(std::move(threadName)), partialBudget(options.maxPartialBytes) {
@@ -155,10 +104,10 @@ void EventLoop::Impl::onAsync(uv_async_t* async) noexcept {
 // async is sent again, so that libuv polls I/O before the next share. A wheel tick hands over
 // one heartbeat per due channel (~450 in H1) at once; run in one go, their writes all went out
 // before any answer was read, and each answer waited for the whole burst. In shares of 32,
-// answers are read between shares, which keeps benchmark H1's heartbeat RTT within its target
-// (shares of 8 and of 128 measured the same within noise). The shares cost a few percent of CPU
-// per heartbeat (the server wakes per share rather than per burst): an open question
-// (docs/performance.md).
+// answers are read between shares: H1's heartbeat RTT p50 / p99 went from 22.8 / 38.3 ms to
+// 14.0 / 30.1 ms (README, "Heartbeats at scale"); shares of 8 measured the same within noise.
+// On a quiet machine the shares cost CPU per heartbeat (1.16-1.21 x the floor against 1.06-1.09
+// before, two runs each): the server wakes per share rather than per burst. Still open (README).
 // Why not spread a tick's sends over the tick instead: each send would then wake the peer's loop on
 // its own (the server's epoll_wait returns ~150 ready sockets per call in a burst), a sleep and a
 // wake-up per heartbeat on both sides, against a CPU budget of 1.10 × the floor. The poll between
@@ -293,145 +242,6 @@ int EventLoop::Impl::stop() {
   joined = true;
   stopped.store(true, std::memory_order_release);
   return closeResult;
-}
-
-// EventLoop
-
-namespace {
-
-// libuv writes to sockets with write(2), so a write to a connection the peer just reset raises
-// SIGPIPE, whose default action kills the process (a provider died of its consumer's SIGKILL).
-// Ignored once per process, and only while it has the default action: a handler or an explicit
-// disposition the application installed is left alone.
-void ignoreSigpipeOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction current {};
-    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-      // The result is ignored on purpose: signal() fails only for an invalid signal number.
-      (void)::signal(SIGPIPE, SIG_IGN);
-    }
-  });
-}
-
-}  // namespace
-
-EventLoop::EventLoop(std::string name, LoopOptions options)
-    : impl_((ignoreSigpipeOnce(), std::make_unique<Impl>(std::move(name), options))) {}
-
-EventLoop::~EventLoop() {
-  try {
-    impl_->stop();
-  } catch (
-      ...) {  // NOLINT(bugprone-empty-catch): logged by threadMain; a destructor must not throw
-  }
-}
-
-bool EventLoop::post(std::function<void()> fn) { return impl_->post(std::move(fn)); }
-
-bool EventLoop::call(const std::function<void()>& fn) {
-  if (isLoopThread()) {
-    fn();
-    return true;
-  }
-  // The exception object itself never crosses threads (libstdc++ shares it through reference
-  // counts TSan cannot see): its message does, and the caller throws a fresh exception.
-  std::promise<void> done;
-  auto result = done.get_future();
-  std::string failure;
-  bool failed = false;
-  const bool posted = impl_->post([&fn, &done, &failure, &failed] {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      failed = true;
-      failure = e.what();
-    } catch (...) {
-      failed = true;
-      failure = "unknown exception";
-    }
-    done.set_value();
-  });
-  if (!posted) return false;
-  result.get();
-  if (failed) throw std::runtime_error(failure);
-  return true;
-}
-
-bool EventLoop::isLoopThread() const noexcept {
-  return std::this_thread::get_id() == impl_->loopThread;
-}
-bool EventLoop::isStopped() const noexcept {
-  return impl_->stopped.load(std::memory_order_acquire);
-}
-int EventLoop::stop() { return impl_->stop(); }
-
-std::uint64_t EventLoop::wakeups() const noexcept {
-  return impl_->wakeups.load(std::memory_order_relaxed);
-}
-std::uint64_t EventLoop::tasksRun() const noexcept {
-  return impl_->tasksRun.load(std::memory_order_relaxed);
-}
-std::uint64_t EventLoop::taskErrors() const noexcept {
-  return impl_->taskErrors.load(std::memory_order_relaxed);
-}
-uv_loop_s* EventLoop::native() const noexcept { return &impl_->loop; }
-
-// detail
-
-namespace detail {
-
-namespace {
-EventLoop::Impl& implOf(uv_loop_t* loop) noexcept {
-  return *static_cast<EventLoop::Impl*>(loop->data);
-}
-}  // namespace
-
-void closeRegisteredHandles(uv_loop_t* loop) noexcept {
-  // closeForShutdown() starts a uv_close (the handle unregisters itself later, in its close
-  // callback), but it may also run callbacks that close, unregister or free OTHER handles (a
-  // ZooKeeper session's final callbacks, say). So `next` is read after the call, from h's links
-  // as they are then; if h itself left the list meanwhile, the walk starts over from the head,
-  // skipping the handles already asked.
-  auto& impl = implOf(loop);
-  LoopHandle* h = impl.handles;
-  while (h != nullptr) {
-    if (h->shutdownAsked_) {
-      h = h->next_;
-      continue;
-    }
-    h->shutdownAsked_ = true;
-    h->closeForShutdown();
-    const bool listed = h == impl.handles || h->prev_ != nullptr;
-    h = listed ? h->next_ : impl.handles;
-  }
-}
-
-char* readBuffer(uv_loop_t* loop) noexcept { return implOf(loop).readBuffer.get(); }
-
-PartialFrameBudget& partialBudget(uv_loop_t* loop) noexcept { return implOf(loop).partialBudget; }
-ReadOutbox& readOutbox(uv_loop_t* loop) noexcept { return implOf(loop).readOutbox; }
-bool postFlushNode(uv_loop_t* loop, FlushNode* node) noexcept {
-  return implOf(loop).postFlushNode(node);
-}
-
-}  // namespace detail
-
-// The public seam (loop_handle.h): the loop's list of open handles.
-void registerHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
-  auto& impl = *static_cast<EventLoop::Impl*>(loop->data);
-  handle->prev_ = nullptr;
-  handle->next_ = impl.handles;
-  if (impl.handles != nullptr) impl.handles->prev_ = handle;
-  impl.handles = handle;
-}
-
-void unregisterHandle(uv_loop_t* loop, LoopHandle* handle) noexcept {
-  auto& impl = *static_cast<EventLoop::Impl*>(loop->data);
-  if (handle->prev_ != nullptr) handle->prev_->next_ = handle->next_;
-  if (handle->next_ != nullptr) handle->next_->prev_ = handle->prev_;
-  if (impl.handles == handle) impl.handles = handle->next_;
-  handle->prev_ = handle->next_ = nullptr;
 }
 
 }  // namespace wheelbeat::net
