@@ -36,6 +36,7 @@ EventLoop::EventLoop(std::string name, LoopOptions options)
     : impl_((ignoreSigpipeOnce(), std::make_unique<Impl>(std::move(name), options))) {}
 
 EventLoop::~EventLoop() {
+  users_.checkNoneLeft("EventLoop");
   try {
     impl_->stop();
   } catch (

@@ -3,6 +3,8 @@
 
 #include <wheelbeat/net/tcp_client.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -62,6 +64,9 @@ TcpClient::TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, Clien
 
 void TcpClient::build(core::HashedWheelTimer& timer, ClientOptions options, ChannelHandler handler,
                       StateCallback onStateChange) {
+  const std::string user = fmt::format("TcpClient {}:{}", options.server.host, options.server.port);
+  loopUse_ = loop_.use(user);
+  timerUse_ = timer.use(user);
   const std::size_t maxQueue = options.maxSendQueue;
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.

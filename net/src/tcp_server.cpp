@@ -5,6 +5,7 @@
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/chrono.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,6 +19,7 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
                      ChannelHandler handler) {
   validate(options);
   loops_.push_back(&loop);
+  registerUses(timer, options.listen);
   // Copied out first: `options` moves into the core in the same call.
   auto listener = options.taskListener;
   auto metrics = options.taskMetrics;
@@ -38,6 +40,13 @@ TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer,
                                                           options.taskMetrics, shared));
   }
   cores_.front()->setPeers({cores_.begin() + 1, cores_.end()});
+  registerUses(timer, options.listen);
+}
+
+void TcpServer::registerUses(core::HashedWheelTimer& timer, const Endpoint& listen) {
+  const std::string user = fmt::format("TcpServer {}:{}", listen.host, listen.port);
+  for (EventLoop* loop : loops_) uses_.push_back(loop->use(user));
+  uses_.push_back(timer.use(user));
 }
 
 TcpServer::~TcpServer() { stop(); }

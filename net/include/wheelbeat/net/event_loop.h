@@ -31,12 +31,14 @@
 //   logged (core::log, Error) and counted; the loop goes on.
 #pragma once
 
+#include <wheelbeat/core/users.h>
 #include <wheelbeat/net/options.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 struct uv_loop_s;  // libuv's loop (uv_loop_t), kept opaque so this header needs no <uv.h>
 
@@ -48,8 +50,15 @@ public:
   // Throws std::runtime_error if libuv cannot initialise the loop.
   explicit EventLoop(std::string name = "wheelbeat-loop", LoopOptions options = {});
   explicit EventLoop(LoopOptions options) : EventLoop("wheelbeat-loop", options) {}
-  // stop() (its result is logged if not 0).
+  // stop() (its result is logged if not 0). With a user still registered (use()), ends the
+  // process instead, naming the users (core/users.h): a client or server destroyed after its
+  // loop would otherwise touch freed memory.
   ~EventLoop();
+
+  // Registers `name` ("TcpClient 127.0.0.1:20880") as a user of this loop until the token is
+  // destroyed: clients, servers and directories hold one for their lifetime. Any thread.
+  [[nodiscard]] core::Users::Use use(std::string name) { return users_.add(std::move(name)); }
+  [[nodiscard]] std::vector<std::string> users() const { return users_.names(); }
 
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
@@ -85,6 +94,7 @@ public:
   class Impl;
 
 private:
+  core::Users users_;  // declared first: checked before anything else goes
   std::unique_ptr<Impl> impl_;
 };
 

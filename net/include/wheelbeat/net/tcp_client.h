@@ -123,6 +123,8 @@ private:
              StateCallback onStateChange);
 
   EventLoop& loop_;
+  core::Users::Use loopUse_;  // the loop and the timer must outlive the client (core/users.h)
+  core::Users::Use timerUse_;
   std::shared_ptr<tasks::TaskListener> listener_;
   std::shared_ptr<tasks::TaskMetrics> metrics_;
   std::shared_ptr<detail::ClientChannel> channel_;

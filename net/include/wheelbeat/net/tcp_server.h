@@ -125,11 +125,13 @@ public:
 
 private:
   [[nodiscard]] bool onLoopThread() const noexcept;  // one of loops_' threads
+  void registerUses(core::HashedWheelTimer& timer, const Endpoint& listen);
   void beginShutdownOnLoop(std::chrono::nanoseconds grace, ShutdownReport& report);
   template <typename T, typename F>
   [[nodiscard]] T sum(F field) const noexcept;  // a counter over every core
 
-  std::vector<EventLoop*> loops_;                           // loops_[i] runs cores_[i]
+  std::vector<EventLoop*> loops_;       // loops_[i] runs cores_[i]
+  std::vector<core::Users::Use> uses_;  // of every loop and the timer (core/users.h)
   std::vector<std::shared_ptr<detail::ServerCore>> cores_;  // cores_[0] listens
 };
 
