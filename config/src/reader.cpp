@@ -1,4 +1,4 @@
-#include "reader.h"
+#include "fields.h"
 
 #include <fmt/format.h>
 
