@@ -5,8 +5,6 @@
 
 #include <array>
 #include <atomic>
-#include <bit>
-#include <limits>
 #include <stdexcept>
 
 namespace wheelbeat::config::detail {
@@ -98,88 +96,49 @@ constexpr ServiceCodec kService{};
 
 constexpr std::array<Field<Config>, 12> kDocumentFields{{
     field<Config, &Config::logLevel, kLogLevel>(
-        "log_level", "Messages below this level are dropped (wheelbeat::core::setLogLevel)."),
+        "log_level", "logLevel",
+        "Messages below this level are dropped (wheelbeat::core::setLogLevel)."),
     field<Config, &Config::wheel, kWheelSection>(
-        "wheel", "The shared hashed wheel timer (core::WheelOptions)."),
+        "wheel", "wheel", "The shared hashed wheel timer (core::WheelOptions)."),
     field<Config, &Config::heartbeat, kHeartbeatSection>(
-        "heartbeat",
+        "heartbeat", "heartbeat",
         "Heartbeat, idle and reconnect tasks (tasks::HeartbeatOptions); copied into server and "
         "client."),
     field<Config, &Config::retry, kRetryMap>(
-        "retry",
+        "retry", "retry",
         "Named retry policies, referred to by name from heartbeat.reconnect, "
         "failback.registry_retry and failback.invocation_retry. Names are non-empty."),
     field<Config, &Config::retryBudget, kRetryBudgetSection>(
-        "retry_budget",
+        "retry_budget", "retryBudget",
         "Token bucket bounding retries to a ratio of traffic (tasks::RetryBudgetOptions)."),
     field<Config, &Config::failback, kFailbackSection>(
-        "failback",
+        "failback", "failback",
         "Failback registry and invocation retries (tasks::FailbackOptions). Defaults are "
         "Dubbo's."),
     field<Config, &Config::loop, kLoopSection>(
-        "loop",
+        "loop", "loop",
         "Limits of every event loop and the size of a loop group (net::LoopOptions, passed to "
         "net::EventLoop's and net::EventLoopGroup's constructors)."),
     field<Config, &Config::registry, kRegistrySection>(
-        "registry", "Service registry client (registry::RegistryOptions)."),
+        "registry", "registry", "Service registry client (registry::RegistryOptions)."),
     field<Config, &Config::server, kServerSection>(
-        "server", "The provider's listening side (net::ServerOptions)."),
+        "server", "server", "The provider's listening side (net::ServerOptions)."),
     field<Config, &Config::client, kClientSection>(
-        "client", "The consumer's connection (net::ClientOptions)."),
+        "client", "client", "The consumer's connection (net::ClientOptions)."),
     field<Config, &Config::service, kService>(
-        "service",
+        "service", "service",
         "The service a provider advertises in the registry, or a consumer asks for, in Dubbo's "
         "terms (registry::ServiceOptions, for registry::providerUrl / consumerUrl / matches). "
         "Without this section there is no service (interface \"\"); with it, interface is "
         "required."),
     field<Config, &Config::metrics, kMetrics>(
-        "metrics",
+        "metrics", "metrics",
         "The Prometheus scrape endpoint, GET /metrics over HTTP/1.1 "
         "(net::MetricsEndpointOptions, for net::MetricsEndpoint::start). Without this section "
         "there is no endpoint; with it, listen is required."),
 }};
 
 std::atomic<std::uint64_t> gBackstopHits{0};
-
-// HashedWheelTimer's constructor rules (core/src/hashed_wheel_timer.cpp; core exports no
-// validate() for WheelOptions), with its messages, without building a timer (whose slots
-// would cost up to 16 GiB).
-void validateWheel(const core::WheelOptions& o) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  if (o.tickDuration.count() <= 0) {
-    throw std::invalid_argument(fmt::format("HashedWheelTimer: tickDuration = {}ns (expected: > 0)",
-                                            o.tickDuration.count()));
-  }
-  if (o.ticksPerWheel <= 0 || o.ticksPerWheel > (std::int64_t{1} << 30)) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: ticksPerWheel = {} (expected: 1..1073741824)", o.ticksPerWheel));
-  }
-  const auto slots =
-      static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(o.ticksPerWheel)));
-  const std::int64_t tickNs = std::max<std::int64_t>(o.tickDuration.count(), 1'000'000);
-  if (tickNs >= kMax / slots) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: tickDuration * ticksPerWheel = {}ns * {} overflows", tickNs, slots));
-  }
-}
-
-// MetricsEndpoint::start()'s rules (net/src/metrics_endpoint.cpp; net exports no validate() for
-// MetricsEndpointOptions), with its messages, without starting an endpoint.
-void validateMetrics(const net::MetricsEndpointOptions& o) {
-  auto fail = [](std::string_view path, const std::string& value, std::string_view expected) {
-    throw std::invalid_argument(
-        fmt::format("MetricsEndpointOptions.{} = {} (expected: {})", path, value, expected));
-  };
-  if (!net::parseEndpoint(o.listen)) {
-    fail("listen", fmt::format("\"{}\"", o.listen),
-         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
-  }
-  if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
-  if (o.requestTimeout.count() <= 0) {
-    fail("requestTimeout", fmt::format("{}ms", o.requestTimeout.count()), "> 0ms");
-  }
-  if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
-}
 
 template <typename Check>
 void backstop(std::vector<ConfigError>& out, Check check) {
@@ -195,7 +154,7 @@ void backstop(std::vector<ConfigError>& out, Check check) {
 
 std::vector<ConfigError> backstopErrors(const Config& c) {
   std::vector<ConfigError> out;
-  backstop(out, [&] { validateWheel(c.wheel); });
+  backstop(out, [&] { core::validate(c.wheel); });
   backstop(out, [&] { tasks::validate(c.heartbeat); });
   for (const auto& [name, policy] : c.retry) {
     const auto& checked = policy;  // a named local: clang 14 cannot capture a structured binding
@@ -210,7 +169,7 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   if (c.service != registry::ServiceOptions{}) {
     backstop(out, [&] { registry::validate(c.service, false); });
   }
-  if (c.metrics) backstop(out, [&] { validateMetrics(*c.metrics); });
+  if (c.metrics) backstop(out, [&] { net::validate(*c.metrics); });
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }

@@ -19,19 +19,19 @@ constexpr IntCodec<std::size_t> kConnections{1, kMaxSize, "an integer >= 1"};
 
 constexpr std::array<Field<M>, 4> kMetricsFields{{
     field<M, &M::listen, kListen>(
-        "listen",
+        "listen", "listen",
         "Address to serve on, e.g. \"127.0.0.1:9464\" (Prometheus' customary exporter port) or "
         "\"[::1]:9464\"; port 0..65535, 0 = any free port. Required."),
     field<M, &M::maxHeaderBytes, kHeaderBytes>(
-        "max_header_bytes",
+        "max_header_bytes", "maxHeaderBytes",
         "Request line + headers of one request, in bytes; more closes the connection (431)."),
     field<M, &M::requestTimeout, kRequestTimeout>(
-        "request_timeout",
+        "request_timeout", "requestTimeout",
         "A request not complete within this time of the connection's accept or of the previous "
         "response closes the connection (slowloris, idle keep-alive); > 0, a whole number of "
         "milliseconds."),
     field<M, &M::maxConnections, kConnections>(
-        "max_connections",
+        "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once."),
 }};
 
@@ -41,7 +41,7 @@ constexpr std::array<Field<M>, 4> kMetricsFields{{
 // told the port: a section without listen names no endpoint anyone can find.
 constexpr Section<M> kMetricsSection{
     kMetricsFields,
-    nullptr,
+    [](const M& o) { net::validate(o); },
     {},
     "listen",
     "\"host:port\" (IPv6: \"[::1]:20880\") with a port in 0..65535, 0 = any free port"};

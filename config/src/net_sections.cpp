@@ -1,8 +1,6 @@
 // Sections owned by net/ ("loop", "server", "client") and net/registry/ ("registry").
 #include "sections.h"
 
-#include <fmt/format.h>
-
 #include <array>
 
 namespace wheelbeat::config::detail {
@@ -15,8 +13,6 @@ using C = net::ClientOptions;
 
 // Dubbo's header carries the body length as a signed 32-bit integer.
 constexpr std::uint64_t kMaxBody = 0x7fffffff;
-// A frame's header: a largest body plus its header must fit an empty send queue.
-constexpr std::uint64_t kHeaderBytes = 16;
 
 constexpr IntCodec<std::size_t> kPartialBytes{0, kMaxSize,
                                               "an integer >= 0 (bytes; 0 = unlimited)"};
@@ -25,12 +21,12 @@ constexpr IntCodec<std::size_t> kIoThreads{0, net::kMaxIoThreads,
 
 constexpr std::array<Field<L>, 2> kLoopFields{{
     field<L, &L::maxPartialBytes, kPartialBytes>(
-        "max_partial_bytes",
+        "max_partial_bytes", "maxPartialBytes",
         "Bytes of split frames (bodies still arriving) all channels of one loop may buffer at "
         "once; a channel beyond it is closed. Up to 16 KiB per channel are never charged. 0 = "
         "unlimited."),
     field<L, &L::ioThreads, kIoThreads>(
-        "io_threads",
+        "io_threads", "ioThreads",
         "Event loops (threads) of a net::EventLoopGroup built from this section; a single "
         "net::EventLoop ignores it. 0 = one per core (std::thread::hardware_concurrency())."),
 }};
@@ -45,14 +41,14 @@ constexpr NameCodec kGroup{false, "", "a non-empty string without whitespace"};
 constexpr DurationCodec kSession{std::chrono::seconds(1)};
 
 constexpr std::array<Field<G>, 4> kRegistryFields{{
-    field<G, &G::kind, kKind>("kind", "The registry engine."),
+    field<G, &G::kind, kKind>("kind", "kind", "The registry engine."),
     field<G, &G::address, kPort1>(
-        "address",
+        "address", "address",
         "The registry node (embedded), redis-server or a ZooKeeper server, port 1..65535."),
     field<G, &G::group, kGroup>(
-        "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
+        "group", "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
     field<G, &G::session, kSession>(
-        "session",
+        "session", "session",
         "A registration not renewed within this time expires (renewed every session / 2), >= "
         "1s."),
 }};
@@ -68,48 +64,39 @@ constexpr std::string_view kQueueText =
     "Bytes queued per channel but not yet written, at most; >= max_body + 16.";
 
 constexpr std::array<Field<S>, 6> kServerFields{{
-    field<S, &S::listen, kPort0>("listen",
+    field<S, &S::listen, kPort0>("listen", "listen",
                                  "Address to listen on; port 0..65535, 0 = any free port."),
-    field<S, &S::backlog, kBacklog>("backlog", "listen(2) backlog."),
+    field<S, &S::backlog, kBacklog>("backlog", "backlog", "listen(2) backlog."),
     field<S, &S::maxConnections, kMaxConnections>(
-        "max_connections",
+        "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once (Dubbo's "
         "accepts). 0 = unlimited."),
     field<S, &S::shutdownGrace, kDuration>(
-        "shutdown_grace",
+        "shutdown_grace", "shutdownGrace",
         "Graceful shutdown: how long requests in flight are waited for after READONLY was sent, "
         ">= 0 (Dubbo: shutdown.wait, 10s)."),
-    field<S, kBody, kMaxBodyCodec>("max_body", kBodyText),
-    field<S, &S::maxSendQueue, kSendQueue>("max_send_queue", kQueueText),
+    field<S, kBody, kMaxBodyCodec>("max_body", "codec.maxBody", kBodyText),
+    field<S, &S::maxSendQueue, kSendQueue>("max_send_queue", "maxSendQueue", kQueueText),
 }};
 
 constexpr std::array<Field<C>, 4> kClientFields{{
-    field<C, &C::server, kPort1>("server", "The server to connect to, port 1..65535."),
+    field<C, &C::server, kPort1>("server", "server", "The server to connect to, port 1..65535."),
     field<C, &C::connectTimeout, kPositiveDuration>(
-        "connect_timeout",
+        "connect_timeout", "connectTimeout",
         "A connect attempt not completed by then fails with \"timeout\", > 0 (Dubbo: 3s)."),
-    field<C, kBody, kMaxBodyCodec>("max_body", kBodyText),
-    field<C, &C::maxSendQueue, kSendQueue>("max_send_queue", kQueueText),
+    field<C, kBody, kMaxBodyCodec>("max_body", "codec.maxBody", kBodyText),
+    field<C, &C::maxSendQueue, kSendQueue>("max_send_queue", "maxSendQueue", kQueueText),
 }};
-
-// One largest frame (body + header) must fit an empty send queue.
-template <typename O>
-void checkSendQueue(Errors& errors, const std::string& pointer, const Seen& seen, const O& o) {
-  if (o.maxSendQueue >= o.codec.maxBody + kHeaderBytes) return;
-  blame(
-      errors, pointer, seen,
-      {"max_send_queue", fmt::format(">= max_body + 16 = {}", o.codec.maxBody + kHeaderBytes)},
-      {"max_body", fmt::format("<= max_send_queue - 16 = {}",
-                               o.maxSendQueue < kHeaderBytes ? 0 : o.maxSendQueue - kHeaderBytes)});
-}
 
 constexpr std::string_view kQueueRule = "max_send_queue >= max_body + 16";
 
 }  // namespace
 
 constexpr Section<L> kLoopSection{kLoopFields};
-constexpr Section<G> kRegistrySection{kRegistryFields};
-constexpr Section<S> kServerSection{kServerFields, &checkSendQueue<S>, kQueueRule};
-constexpr Section<C> kClientSection{kClientFields, &checkSendQueue<C>, kQueueRule};
+constexpr Section<G> kRegistrySection{kRegistryFields, [](const G& o) { registry::validate(o); }};
+constexpr Section<S> kServerSection{kServerFields, [](const S& o) { net::validate(o); },
+                                    kQueueRule};
+constexpr Section<C> kClientSection{kClientFields, [](const C& o) { net::validate(o); },
+                                    kQueueRule};
 
 }  // namespace wheelbeat::config::detail

@@ -25,37 +25,35 @@ constexpr IntCodec<std::int64_t> kMaxAttempts{
     -1, kMaxInt, "an integer: -1 (forever), 0 (no retry) or a maximum > 0"};
 
 constexpr std::array<Field<R>, 10> kPolicyFields{{
-    field<R, &R::backoff, kBackoff>("backoff",
+    field<R, &R::backoff, kBackoff>("backoff", "backoff",
                                     "fixed: initial_delay each time; exponential: initial_delay "
                                     "* multiplier^(n-1), capped at max_delay."),
-    field<R, &R::initialDelay, kPositiveDuration>("initial_delay",
+    field<R, &R::initialDelay, kPositiveDuration>("initial_delay", "initialDelay",
                                                   "Delay before the first retry, > 0."),
-    field<R, &R::multiplier, kMultiplier>("multiplier", "Growth per retry (exponential backoff)."),
-    field<R, &R::maxDelay, kDuration>("max_delay", "Cap of every delay, >= initial_delay."),
-    field<R, &R::jitter, kJitter>("jitter",
+    field<R, &R::multiplier, kMultiplier>("multiplier", "multiplier",
+                                          "Growth per retry (exponential backoff)."),
+    field<R, &R::maxDelay, kDuration>("max_delay", "maxDelay",
+                                      "Cap of every delay, >= initial_delay."),
+    field<R, &R::jitter, kJitter>("jitter", "jitter",
                                   "Randomization of each delay (AWS 'Exponential Backoff and "
                                   "Jitter'; proportional: gRPC's +-jitter_ratio)."),
     field<R, &R::jitterRatio, kJitterRatio>(
-        "jitter_ratio", "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
+        "jitter_ratio", "jitterRatio", "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
     field<R, &R::maxAttempts, kMaxAttempts>(
-        "max_attempts", "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
-    field<R, &R::deadline, kDuration>("deadline",
+        "max_attempts", "maxAttempts", "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
+    field<R, &R::deadline, kDuration>("deadline", "deadline",
                                       "Overall time budget from the operation's start; 0 = none."),
     field<R, &R::retryOn, kErrorNames>(
-        "retry_on", "Error names retried (exact match); empty = every error not in ignore."),
-    field<R, &R::ignore, kErrorNames>("ignore", "Error names never retried; wins over retry_on."),
+        "retry_on", "retryOn",
+        "Error names retried (exact match); empty = every error not in ignore."),
+    field<R, &R::ignore, kErrorNames>("ignore", "ignore",
+                                      "Error names never retried; wins over retry_on."),
 }};
-
-void checkPolicy(Errors& errors, const std::string& pointer, const Seen& seen, const R& o) {
-  if (o.maxDelay >= o.initialDelay) return;
-  blame(errors, pointer, seen,
-        {"max_delay", fmt::format(">= initial_delay = {}", formatDuration(o.initialDelay))},
-        {"initial_delay", fmt::format("<= max_delay = {}", formatDuration(o.maxDelay))});
-}
 
 }  // namespace
 
-constexpr Section<R> kPolicySection{kPolicyFields, &checkPolicy, "max_delay >= initial_delay"};
+constexpr Section<R> kPolicySection{kPolicyFields, [](const R& o) { tasks::validate(o); },
+                                    "max_delay >= initial_delay"};
 
 std::string knownNamesText(const RetryPolicies& policies) {
   if (policies.empty()) return "the name of an entry of /retry (there is none)";

@@ -24,31 +24,31 @@ constexpr NameCodec kProtocol{false, ":/?",
 
 constexpr std::array<Field<V>, 7> kServiceFields{{
     field<V, &V::interface, kInterface>(
-        "interface",
+        "interface", "interface",
         "The service's name, Dubbo's interface (e.g. \"org.example.Greeter\"): the provider "
         "url's path and its interface parameter. Required: non-empty, no whitespace, '/' or '?'."),
     field<V, &V::application, kApplication>(
-        "application",
+        "application", "application",
         "Dubbo's application.name (the url's application): non-empty, no whitespace."),
     field<V, &V::version, kVersion>(
-        "version",
+        "version", "version",
         "The url's version, no whitespace. \"\" = unversioned: left out of the url, never "
         "written as \"0.0.0\" (Dubbo consumers match versions exactly). A consumer may ask "
         "\"*\" for any."),
-    field<V, &V::group, kGroup>("group",
+    field<V, &V::group, kGroup>("group", "group",
                                 "The url's group, no whitespace. \"\" = none: left out of the "
                                 "url. A consumer may ask \"*\" for any, or \"a,b\" for either."),
     field<V, &V::methods, kMethods>(
-        "methods",
+        "methods", "methods",
         "The methods a provider serves (the url's methods, joined by ','): non-empty names "
         "without whitespace or ','. Dubbo consumers refuse a provider without any, so a provider "
         "needs at least one (checked when its url is built)."),
     field<V, &V::timeout, kTimeout>(
-        "timeout",
+        "timeout", "timeout",
         "The call timeout the provider advises (the url's default.timeout, in ms), > 0, a whole "
         "number of milliseconds (Dubbo: 1000ms)."),
     field<V, &V::protocol, kProtocol>(
-        "protocol",
+        "protocol", "protocol",
         "The provider url's scheme: non-empty, no whitespace, ':', '/' or '?'. Dubbo consumers "
         "speak \"dubbo\"."),
 }};
@@ -56,6 +56,10 @@ constexpr std::array<Field<V>, 7> kServiceFields{{
 }  // namespace
 
 // The service's name has no default: a section without it names no service.
-constexpr Section<V> kServiceSection{kServiceFields, nullptr, {}, "interface", kInterface.expected};
+constexpr Section<V> kServiceSection{kServiceFields,
+                                     [](const V& o) { registry::validate(o, false); },
+                                     {},
+                                     "interface",
+                                     kInterface.expected};
 
 }  // namespace wheelbeat::config::detail

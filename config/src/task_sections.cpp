@@ -2,8 +2,6 @@
 // "failback".
 #include "sections.h"
 
-#include <fmt/format.h>
-
 #include <array>
 #include <limits>
 
@@ -22,18 +20,19 @@ constexpr IntCodec<std::size_t> kWindow{1, kMaxWindow, "an integer in 1..100000"
 
 constexpr std::array<Field<P>, 4> kPhiFields{{
     field<P, &P::threshold, kThreshold>(
-        "threshold",
+        "threshold", "threshold",
         "Suspect the connection at phi >= threshold (phi = 8: a 1e-8 chance that a frame is "
         "still coming)."),
     field<P, &P::minStdDeviation, kPositiveDuration>(
-        "min_std_deviation", "Floor of the inter-arrival times' standard deviation, > 0."),
+        "min_std_deviation", "minStdDeviation",
+        "Floor of the inter-arrival times' standard deviation, > 0."),
     field<P, &P::acceptablePause, kDuration>(
-        "acceptable_pause",
+        "acceptable_pause", "acceptablePause",
         "Added to the mean inter-arrival time (GC pauses, a loaded host), >= 0."),
-    field<P, &P::window, kWindow>("window", "Inter-arrival samples kept per channel."),
+    field<P, &P::window, kWindow>("window", "window", "Inter-arrival samples kept per channel."),
 }};
 
-constexpr Section<P> kPhiSection{kPhiFields};
+constexpr Section<P> kPhiSection{kPhiFields, [](const P& o) { tasks::validate(o); }};
 
 constexpr IntCodec<std::uint64_t> kSeed{
     0, std::numeric_limits<std::uint64_t>::max(),
@@ -42,76 +41,62 @@ constexpr EnumCodec<DetectorKind, 2> kDetector{{"fixed", "phi"},
                                                {DetectorKind::Fixed, DetectorKind::Phi}};
 
 constexpr std::array<Field<H>, 8> kHeartbeatFields{{
-    field<H, &H::interval, kPositiveDuration>("interval", "Heartbeat interval, > 0 (Dubbo: 60s)."),
+    field<H, &H::interval, kPositiveDuration>("interval", "interval",
+                                              "Heartbeat interval, > 0 (Dubbo: 60s)."),
     field<H, &H::idleTimeout, kDuration>(
-        "idle_timeout",
+        "idle_timeout", "idleTimeout",
         "A connection read-idle this long is dead (client reconnects). 0 = 3 * interval; "
         "otherwise >= 2 * interval."),
     field<H, &H::closeTimeout, kDuration>(
-        "close_timeout",
+        "close_timeout", "closeTimeout",
         "Server: a channel idle longer than this is closed. 0 = idle_timeout (after its own "
         "default)."),
     field<H, &H::reconnect, kPolicy>(
-        "reconnect",
+        "reconnect", "reconnect",
         "Delay between reconnect attempts (error names: \"disconnected\", \"read-idle\"). "
         "Defaults: gRPC's backoff (1s, x1.6, +-20%, 2m cap, forever)."),
-    field<H, &H::seed, kSeed>("seed",
+    field<H, &H::seed, kSeed>("seed", "seed",
                               "Seed of the reconnect jitter; 0 = a fresh random seed per task."),
     field<H, &H::detector, kDetector>(
-        "detector",
+        "detector", "detector",
         "Which rule finds a silent connection dead. fixed: read idle >= idle_timeout (client) / "
         "close_timeout (server). phi: also as soon as the channel's phi-accrual detector reaches "
         "phi.threshold, checked every interval / 3; the fixed timeouts stay the upper bound."),
     field<H, &H::phi, kPhiSection>(
-        "phi",
+        "phi", "phi",
         "The phi-accrual failure detector (tasks::PhiOptions), used when detector is \"phi\". "
         "Defaults are Akka's."),
     field<H, &H::spreadFirst, kBool>(
-        "spread_first",
+        "spread_first", "spreadFirst",
         "Client: the first heartbeat of each connection at a random point of its first interval "
         "(channels that connect together then beat spread over the interval, not in the same few "
         "ticks); at most one heartbeat more per connect. false (the default): only once idle >= "
         "interval."),
 }};
 
-// 2 × d, saturating (as tasks::validate() computes it).
-nanoseconds twice(nanoseconds d) {
-  std::int64_t out = 0;
-  if (__builtin_mul_overflow(d.count(), 2, &out)) return nanoseconds::max();
-  return nanoseconds(out);
-}
-
-// 0 means 3 × interval; otherwise one heartbeat and its answer must fit in before it.
-void checkHeartbeat(Errors& errors, const std::string& pointer, const Seen& seen, const H& o) {
-  if (o.idleTimeout == nanoseconds(0) || o.idleTimeout >= twice(o.interval)) return;
-  blame(
-      errors, pointer, seen,
-      {"idle_timeout", fmt::format("0 or >= 2 * interval = {}", formatDuration(twice(o.interval)))},
-      {"interval", fmt::format("<= idle_timeout / 2 = {}", formatDuration(o.idleTimeout / 2))});
-}
-
 constexpr IntCodec<std::int64_t> kMaxPendingRetries{1, kMaxInt, "an integer >= 1"};
 
 constexpr std::array<Field<F>, 4> kFailbackFields{{
-    field<F, &F::check, kBool>("check",
+    field<F, &F::check, kBool>("check", "check",
                                "Dubbo's check=true: a call whose first attempt fails is not "
                                "retried (its failure goes to the caller)."),
     field<F, &F::registryRetry, kPolicy>(
-        "registry_retry",
+        "registry_retry", "registryRetry",
         "Registry re-registration retries. An inline object starts from: fixed 5s, no jitter, "
         "forever."),
     field<F, &F::invocationRetry, kPolicy>(
-        "invocation_retry",
+        "invocation_retry", "invocationRetry",
         "Failed invocation retries. An inline object starts from: fixed 5s, no jitter, at most "
         "3."),
     field<F, &F::maxPendingRetries, kMaxPendingRetries>(
-        "max_pending_retries", "Invocations held for retry at once (Dubbo's failbacktasks), >= 1."),
+        "max_pending_retries", "maxPendingRetries",
+        "Invocations held for retry at once (Dubbo's failbacktasks), >= 1."),
 }};
 
 }  // namespace
 
-constexpr Section<H> kHeartbeatSection{kHeartbeatFields, &checkHeartbeat,
+constexpr Section<H> kHeartbeatSection{kHeartbeatFields, [](const H& o) { tasks::validate(o); },
                                        "idle_timeout is 0 or >= 2 * interval"};
-constexpr Section<F> kFailbackSection{kFailbackFields};
+constexpr Section<F> kFailbackSection{kFailbackFields, [](const F& o) { tasks::validate(o); }};
 
 }  // namespace wheelbeat::config::detail
