@@ -9,6 +9,8 @@ namespace wheelbeat::config::detail {
 namespace {
 
 constexpr std::string_view kSpace = " \t\r\n\v\f";
+constexpr std::string_view kAnyEndpointExpected =
+    R"("host:port" (IPv6: "[::1]:20880") with a port in 0..65535)";
 
 Json durationRef() { return Json{{"$ref", "#/$defs/duration"}}; }
 
@@ -22,16 +24,16 @@ bool DurationCodec::read(Errors& e, const Json& v, const std::string& p, nanosec
 void DurationCodec::describe(KeyNode& node, nanoseconds defaults) const {
   node.schema = durationRef();
   node.type = "duration";
-  node.rule = positive                ? std::string("> 0")
-              : min == nanoseconds(0) ? std::string(">= 0")
-                                      : fmt::format(">= {}", formatDuration(min));
+  node.rule = positive                ? std::string("a duration > 0")
+              : min == nanoseconds(0) ? std::string("a duration")
+                                      : fmt::format("a duration >= {}", formatDuration(min));
   node.defaultValue = durationJson(defaults);
 }
 
 bool MillisCodec::read(Errors& e, const Json& v, const std::string& p,
                        std::chrono::milliseconds& out, const Context& /*c*/) const {
   nanoseconds d{0};
-  if (!readPositiveDuration(e, v, p, d)) return false;
+  if (!readDuration(e, v, p, d)) return false;
   if (d % std::chrono::milliseconds(1) != nanoseconds(0)) {
     e.add(p, v, std::string(wholeExpected));
     return false;
@@ -43,7 +45,7 @@ bool MillisCodec::read(Errors& e, const Json& v, const std::string& p,
 void MillisCodec::describe(KeyNode& node, std::chrono::milliseconds defaults) const {
   node.schema = durationRef();
   node.type = "duration";
-  node.rule = fmt::format("> 0, {}", wholeExpected);
+  node.rule = wholeExpected;
   node.defaultValue = durationJson(defaults);
 }
 
@@ -58,7 +60,7 @@ void NumberCodec::describe(KeyNode& node, double defaults) const {
   node.schema = {{"type", "number"}};
   if (positive) {
     node.schema["exclusiveMinimum"] = 0;
-  } else {
+  } else if (lo > std::numeric_limits<double>::lowest()) {
     node.schema["minimum"] = lo;
   }
   if (hi < std::numeric_limits<double>::max()) node.schema["maximum"] = hi;
@@ -81,13 +83,20 @@ void BoolCodec::describe(KeyNode& node, bool defaults) const {
 
 bool EndpointCodec::read(Errors& e, const Json& v, const std::string& p, net::Endpoint& out,
                          const Context& /*c*/) const {
-  return readEndpoint(e, v, p, out, minPort);
+  std::optional<net::Endpoint> parsed;
+  if (v.is_string()) parsed = net::parseEndpoint(v.get_ref<const std::string&>());
+  if (!parsed) {
+    e.add(p, v, std::string(kAnyEndpointExpected));
+    return false;
+  }
+  out = std::move(*parsed);
+  return true;
 }
 
 void EndpointCodec::describe(KeyNode& node, const net::Endpoint& defaults) const {
   node.schema = {{"$ref", "#/$defs/endpoint"}};
   node.type = "endpoint";
-  node.rule = endpointExpected(minPort);
+  node.rule = kAnyEndpointExpected;
   node.defaultValue = write(defaults);
 }
 
@@ -103,6 +112,23 @@ void EndpointTextCodec::describe(KeyNode& node, const std::string& defaults) con
   node.schema = {{"$ref", "#/$defs/endpoint"}};
   node.type = "endpoint";
   node.rule = endpointExpected(minPort);
+  node.defaultValue = Json(defaults);
+}
+
+bool StringCodec::read(Errors& e, const Json& v, const std::string& p, std::string& out,
+                       const Context& /*c*/) const {
+  if (!v.is_string()) {
+    e.add(p, v, "a string");
+    return false;
+  }
+  out = v.get<std::string>();
+  return true;
+}
+
+void StringCodec::describe(KeyNode& node, const std::string& defaults) const {
+  node.schema = {{"type", "string"}};
+  node.type = "string";
+  node.rule = "a string";
   node.defaultValue = Json(defaults);
 }
 

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace wheelbeat::config::detail {
@@ -29,7 +30,7 @@ struct DurationCodec {
   void describe(KeyNode& node, nanoseconds defaults) const;
 };
 
-// A duration > 0 in whole milliseconds; `wholeExpected` says why a finer one is refused.
+// A duration in whole milliseconds; `wholeExpected` says why a finer one is refused.
 struct MillisCodec {
   std::string_view wholeExpected;
   bool read(Errors& e, const Json& v, const std::string& p, std::chrono::milliseconds& out,
@@ -63,7 +64,8 @@ struct IntCodec {
   [[nodiscard]] Json write(T value) const { return Json(value); }
   [[nodiscard]] bool same(T a, T b) const { return a == b; }
   void describe(KeyNode& node, T defaults) const {
-    node.schema = {{"type", "integer"}, {"minimum", lo}};
+    node.schema = {{"type", "integer"}};
+    if (!std::is_signed_v<T> || lo != std::numeric_limits<T>::min()) node.schema["minimum"] = lo;
     if (hi < static_cast<std::uint64_t>(std::numeric_limits<T>::max())) node.schema["maximum"] = hi;
     node.type = "integer";
     node.rule = expected;
@@ -117,9 +119,8 @@ struct EnumCodec {
   }
 };
 
-// "host:port" (net::parseEndpoint) with a port in [minPort, 65535].
+// "host:port" (net::parseEndpoint), any port: which ports a key takes is its layer's rule.
 struct EndpointCodec {
-  std::uint16_t minPort;
   bool read(Errors& e, const Json& v, const std::string& p, net::Endpoint& out,
             const Context& c) const;
   [[nodiscard]] Json write(const net::Endpoint& v) const { return Json(formatEndpoint(v)); }
@@ -143,6 +144,15 @@ struct NameCodec {
   std::string_view forbidden;
   std::string_view expected;
   [[nodiscard]] bool fits(const Json& v) const;
+  bool read(Errors& e, const Json& v, const std::string& p, std::string& out,
+            const Context& c) const;
+  [[nodiscard]] Json write(const std::string& v) const { return Json(v); }
+  [[nodiscard]] bool same(const std::string& a, const std::string& b) const { return a == b; }
+  void describe(KeyNode& node, const std::string& defaults) const;
+};
+
+// Any string.
+struct StringCodec {
   bool read(Errors& e, const Json& v, const std::string& p, std::string& out,
             const Context& c) const;
   [[nodiscard]] Json write(const std::string& v) const { return Json(v); }
@@ -187,11 +197,21 @@ struct PolicyCodec {
 };
 
 inline constexpr DurationCodec kDuration{};
-inline constexpr DurationCodec kPositiveDuration{nanoseconds(0), true};
 inline constexpr BoolCodec kBool{};
 inline constexpr PolicyCodec kPolicy{};
 inline constexpr ErrorNamesCodec kErrorNames{};
 inline constexpr std::uint64_t kMaxSize = std::numeric_limits<std::size_t>::max();
 inline constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
+
+// Type only: any value the member can hold. The key's rules are its layer's validate()'s.
+inline constexpr IntCodec<std::int64_t> kInt64{std::numeric_limits<std::int64_t>::min(),
+                                               static_cast<std::uint64_t>(kMaxInt), "an integer"};
+inline constexpr IntCodec<int> kInt{std::numeric_limits<int>::min(),
+                                    std::numeric_limits<int>::max(), "an integer"};
+inline constexpr IntCodec<std::size_t> kSize{0, kMaxSize, "an integer >= 0"};
+inline constexpr NumberCodec kNumber{std::numeric_limits<double>::lowest(),
+                                     std::numeric_limits<double>::max(), false, "a number"};
+inline constexpr EndpointCodec kEndpoint{};
+inline constexpr StringCodec kString{};
 
 }  // namespace wheelbeat::config::detail

@@ -9,18 +9,13 @@ namespace {
 using W = core::WheelOptions;
 using B = tasks::RetryBudgetOptions;
 
-// HashedWheelTimer's own limits (core/src/hashed_wheel_timer.cpp): 2^30 slots at most.
-constexpr std::int64_t kMaxTicksPerWheel = std::int64_t{1} << 30;
-
-constexpr IntCodec<std::int64_t> kTicks{
-    1, kMaxTicksPerWheel, "an integer in 1..1073741824 (rounded up to a power of two)"};
 constexpr IntCodec<std::int64_t> kMaxPending{0, kMaxInt, "an integer >= 0 (0: unlimited)"};
 
 constexpr std::array<Field<W>, 3> kWheelFields{{
-    field<W, &W::tickDuration, kPositiveDuration>(
+    field<W, &W::tickDuration, kDuration>(
         "tick", "tickDuration",
         "Length of one tick, > 0 (below 1ms the timer uses 1ms and warns)."),
-    field<W, &W::ticksPerWheel, kTicks>(
+    field<W, &W::ticksPerWheel, kInt64>(
         "ticks_per_wheel", "ticksPerWheel",
         "Slots of the finest wheel level, rounded up to a power of two."),
     field<W, &W::maxPendingTimeouts, kMaxPending>(
@@ -28,17 +23,12 @@ constexpr std::array<Field<W>, 3> kWheelFields{{
         "Timeouts pending at most before newTimeout() is rejected; 0 = unlimited."),
 }};
 
-constexpr NumberCodec kRatio{0.0, 1000.0, false, "a number in 0..1000"};
-constexpr IntCodec<std::int64_t> kMinRetries{0, 1'000'000'000, "an integer in 0..1000000000"};
-constexpr DurationCodec kBudgetWindow{std::chrono::milliseconds(1)};
-
 constexpr std::array<Field<B>, 3> kBudgetFields{{
-    field<B, &B::ratio, kRatio>("ratio", "ratio", "Tokens (retries) earned per original request."),
-    field<B, &B::minRetriesPerSecond, kMinRetries>(
-        "min_retries_per_second", "minRetriesPerSecond",
-        "Retries always allowed per second (the reserve)."),
-    field<B, &B::window, kBudgetWindow>("window", "window",
-                                        "How long an earned token can be spent, >= 1ms."),
+    field<B, &B::ratio, kNumber>("ratio", "ratio", "Tokens (retries) earned per original request."),
+    field<B, &B::minRetriesPerSecond, kInt64>("min_retries_per_second", "minRetriesPerSecond",
+                                              "Retries always allowed per second (the reserve)."),
+    field<B, &B::window, kDuration>("window", "window",
+                                    "How long an earned token can be spent, >= 1ms."),
 }};
 
 }  // namespace

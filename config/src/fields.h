@@ -8,6 +8,7 @@
 
 #include <wheelbeat/core/option_error.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <span>
@@ -199,7 +200,12 @@ private:
               const Field<T>* other, const core::OptionError& e) const {
     if (!seen.usable(f.name) || (other != nullptr && !seen.usable(other->name))) return;
     if (const Json* v = seen.written(f.name)) {
-      errors.add(childPointer(pointer, f.name), *v, keyTerms(e.expected()));
+      // A part of the key's value ("address.port"): named, as the value is the whole key's.
+      const std::string_view part =
+          std::string_view(e.field()).substr(std::min(e.field().size(), f.member.size() + 1));
+      errors.add(
+          childPointer(pointer, f.name), *v,
+          part.empty() ? keyTerms(e.expected()) : std::string(part) + " " + keyTerms(e.expected()));
     } else if (const Json* w = other != nullptr ? seen.written(other->name) : nullptr) {
       errors.add(childPointer(pointer, other->name), *w, keyTerms(e.otherExpected()));
     } else {

@@ -12,17 +12,14 @@ using M = net::MetricsEndpointOptions;
 // listen is kept as text; it is checked as an endpoint (port 0 = any free port) and stored in
 // the canonical form toJson() writes.
 constexpr EndpointTextCodec kListen{0};
-// MetricsEndpoint::start()'s floor: a request line and a few headers must fit.
-constexpr IntCodec<std::size_t> kHeaderBytes{256, kMaxSize, "an integer >= 256 (bytes)"};
 constexpr MillisCodec kRequestTimeout{"a whole number of milliseconds"};
-constexpr IntCodec<std::size_t> kConnections{1, kMaxSize, "an integer >= 1"};
 
 constexpr std::array<Field<M>, 4> kMetricsFields{{
     field<M, &M::listen, kListen>(
         "listen", "listen",
         "Address to serve on, e.g. \"127.0.0.1:9464\" (Prometheus' customary exporter port) or "
         "\"[::1]:9464\"; port 0..65535, 0 = any free port. Required."),
-    field<M, &M::maxHeaderBytes, kHeaderBytes>(
+    field<M, &M::maxHeaderBytes, kSize>(
         "max_header_bytes", "maxHeaderBytes",
         "Request line + headers of one request, in bytes; more closes the connection (431)."),
     field<M, &M::requestTimeout, kRequestTimeout>(
@@ -30,7 +27,7 @@ constexpr std::array<Field<M>, 4> kMetricsFields{{
         "A request not complete within this time of the connection's accept or of the previous "
         "response closes the connection (slowloris, idle keep-alive); > 0, a whole number of "
         "milliseconds."),
-    field<M, &M::maxConnections, kConnections>(
+    field<M, &M::maxConnections, kSize>(
         "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once."),
 }};

@@ -11,9 +11,6 @@ using G = registry::RegistryOptions;
 using S = net::ServerOptions;
 using C = net::ClientOptions;
 
-// Dubbo's header carries the body length as a signed 32-bit integer.
-constexpr std::uint64_t kMaxBody = 0x7fffffff;
-
 constexpr IntCodec<std::size_t> kPartialBytes{0, kMaxSize,
                                               "an integer >= 0 (bytes; 0 = unlimited)"};
 constexpr IntCodec<std::size_t> kIoThreads{0, net::kMaxIoThreads,
@@ -35,28 +32,21 @@ constexpr EnumCodec<registry::RegistryKind, 3> kKind{
     {"embedded", "redis", "zookeeper"},
     {registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
      registry::RegistryKind::ZooKeeper}};
-constexpr EndpointCodec kPort1{1};
-constexpr EndpointCodec kPort0{0};
-constexpr NameCodec kGroup{false, "", "a non-empty string without whitespace"};
-constexpr DurationCodec kSession{std::chrono::seconds(1)};
 
 constexpr std::array<Field<G>, 4> kRegistryFields{{
     field<G, &G::kind, kKind>("kind", "kind", "The registry engine."),
-    field<G, &G::address, kPort1>(
+    field<G, &G::address, kEndpoint>(
         "address", "address",
         "The registry node (embedded), redis-server or a ZooKeeper server, port 1..65535."),
-    field<G, &G::group, kGroup>(
+    field<G, &G::group, kString>(
         "group", "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
-    field<G, &G::session, kSession>(
+    field<G, &G::session, kDuration>(
         "session", "session",
         "A registration not renewed within this time expires (renewed every session / 2), >= "
         "1s."),
 }};
 
-constexpr IntCodec<int> kBacklog{1, 65535, "an integer in 1..65535"};
 constexpr IntCodec<std::size_t> kMaxConnections{0, kMaxSize, "an integer >= 0 (0 = unlimited)"};
-constexpr IntCodec<std::size_t> kMaxBodyCodec{1, kMaxBody, "an integer in 1..2147483647"};
-constexpr IntCodec<std::size_t> kSendQueue{1, kMaxSize, "an integer >= 1 (bytes)"};
 constexpr auto kBody = [](auto& o) -> auto& { return o.codec.maxBody; };
 constexpr std::string_view kBodyText =
     "Largest frame body accepted or sent, in bytes (Dubbo's payload).";
@@ -64,9 +54,9 @@ constexpr std::string_view kQueueText =
     "Bytes queued per channel but not yet written, at most; >= max_body + 16.";
 
 constexpr std::array<Field<S>, 6> kServerFields{{
-    field<S, &S::listen, kPort0>("listen", "listen",
-                                 "Address to listen on; port 0..65535, 0 = any free port."),
-    field<S, &S::backlog, kBacklog>("backlog", "backlog", "listen(2) backlog."),
+    field<S, &S::listen, kEndpoint>("listen", "listen",
+                                    "Address to listen on; port 0..65535, 0 = any free port."),
+    field<S, &S::backlog, kInt>("backlog", "backlog", "listen(2) backlog."),
     field<S, &S::maxConnections, kMaxConnections>(
         "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once (Dubbo's "
@@ -75,17 +65,17 @@ constexpr std::array<Field<S>, 6> kServerFields{{
         "shutdown_grace", "shutdownGrace",
         "Graceful shutdown: how long requests in flight are waited for after READONLY was sent, "
         ">= 0 (Dubbo: shutdown.wait, 10s)."),
-    field<S, kBody, kMaxBodyCodec>("max_body", "codec.maxBody", kBodyText),
-    field<S, &S::maxSendQueue, kSendQueue>("max_send_queue", "maxSendQueue", kQueueText),
+    field<S, kBody, kSize>("max_body", "codec.maxBody", kBodyText),
+    field<S, &S::maxSendQueue, kSize>("max_send_queue", "maxSendQueue", kQueueText),
 }};
 
 constexpr std::array<Field<C>, 4> kClientFields{{
-    field<C, &C::server, kPort1>("server", "server", "The server to connect to, port 1..65535."),
-    field<C, &C::connectTimeout, kPositiveDuration>(
+    field<C, &C::server, kEndpoint>("server", "server", "The server to connect to, port 1..65535."),
+    field<C, &C::connectTimeout, kDuration>(
         "connect_timeout", "connectTimeout",
         "A connect attempt not completed by then fails with \"timeout\", > 0 (Dubbo: 3s)."),
-    field<C, kBody, kMaxBodyCodec>("max_body", "codec.maxBody", kBodyText),
-    field<C, &C::maxSendQueue, kSendQueue>("max_send_queue", "maxSendQueue", kQueueText),
+    field<C, kBody, kSize>("max_body", "codec.maxBody", kBodyText),
+    field<C, &C::maxSendQueue, kSize>("max_send_queue", "maxSendQueue", kQueueText),
 }};
 
 constexpr std::string_view kQueueRule = "max_send_queue >= max_body + 16";

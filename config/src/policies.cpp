@@ -19,28 +19,24 @@ constexpr EnumCodec<Backoff, 2> kBackoff{{"fixed", "exponential"},
 constexpr EnumCodec<Jitter, 5> kJitter{
     {"none", "full", "equal", "decorrelated", "proportional"},
     {Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated, Jitter::Proportional}};
-constexpr NumberCodec kMultiplier{1.0, std::numeric_limits<double>::max(), false, "a number >= 1"};
-constexpr NumberCodec kJitterRatio{0.0, 1.0, false, "a number in 0..1"};
-constexpr IntCodec<std::int64_t> kMaxAttempts{
-    -1, kMaxInt, "an integer: -1 (forever), 0 (no retry) or a maximum > 0"};
 
 constexpr std::array<Field<R>, 10> kPolicyFields{{
     field<R, &R::backoff, kBackoff>("backoff", "backoff",
                                     "fixed: initial_delay each time; exponential: initial_delay "
                                     "* multiplier^(n-1), capped at max_delay."),
-    field<R, &R::initialDelay, kPositiveDuration>("initial_delay", "initialDelay",
-                                                  "Delay before the first retry, > 0."),
-    field<R, &R::multiplier, kMultiplier>("multiplier", "multiplier",
-                                          "Growth per retry (exponential backoff)."),
+    field<R, &R::initialDelay, kDuration>("initial_delay", "initialDelay",
+                                          "Delay before the first retry, > 0."),
+    field<R, &R::multiplier, kNumber>("multiplier", "multiplier",
+                                      "Growth per retry (exponential backoff)."),
     field<R, &R::maxDelay, kDuration>("max_delay", "maxDelay",
                                       "Cap of every delay, >= initial_delay."),
     field<R, &R::jitter, kJitter>("jitter", "jitter",
                                   "Randomization of each delay (AWS 'Exponential Backoff and "
                                   "Jitter'; proportional: gRPC's +-jitter_ratio)."),
-    field<R, &R::jitterRatio, kJitterRatio>(
-        "jitter_ratio", "jitterRatio", "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
-    field<R, &R::maxAttempts, kMaxAttempts>(
-        "max_attempts", "maxAttempts", "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
+    field<R, &R::jitterRatio, kNumber>("jitter_ratio", "jitterRatio",
+                                       "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
+    field<R, &R::maxAttempts, kInt64>("max_attempts", "maxAttempts",
+                                      "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
     field<R, &R::deadline, kDuration>("deadline", "deadline",
                                       "Overall time budget from the operation's start; 0 = none."),
     field<R, &R::retryOn, kErrorNames>(

@@ -26,6 +26,9 @@ format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/whe
 - Durations are `"60s"`, `"500ms"`, `"2m"`, `"1h"`, `"250us"`, `"5ns"`, decimals (`"1.5s"`) and
   compounds with the units in that order (`"1m30s"`), a whole number of nanoseconds; or a
   non-negative integer of milliseconds.
+- "Accepted" is what the loader reads as a value of the key; the key's rules (ranges, and rules
+  between keys) are its layer's `validate()` (core, tasks, net, registry), which the loader calls:
+  the descriptions say them.
 - Endpoints are `"host:port"`, an IPv6 literal in brackets: `"[::1]:20880"`.
 - A retry policy (`heartbeat.reconnect`, `failback.registry_retry`, `failback.invocation_retry`) is
   an object with the keys of a `retry` entry, on top of that key's default, or the name of an

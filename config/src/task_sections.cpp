@@ -13,23 +13,18 @@ using F = tasks::FailbackOptions;
 using H = tasks::HeartbeatOptions;
 using P = tasks::PhiOptions;
 
-constexpr std::uint64_t kMaxWindow = 100000;  // PhiOptions::window's limit (failure_detector.cpp)
-
-constexpr NumberCodec kThreshold{0.0, std::numeric_limits<double>::max(), true, "a number > 0"};
-constexpr IntCodec<std::size_t> kWindow{1, kMaxWindow, "an integer in 1..100000"};
-
 constexpr std::array<Field<P>, 4> kPhiFields{{
-    field<P, &P::threshold, kThreshold>(
+    field<P, &P::threshold, kNumber>(
         "threshold", "threshold",
         "Suspect the connection at phi >= threshold (phi = 8: a 1e-8 chance that a frame is "
         "still coming)."),
-    field<P, &P::minStdDeviation, kPositiveDuration>(
+    field<P, &P::minStdDeviation, kDuration>(
         "min_std_deviation", "minStdDeviation",
         "Floor of the inter-arrival times' standard deviation, > 0."),
     field<P, &P::acceptablePause, kDuration>(
         "acceptable_pause", "acceptablePause",
         "Added to the mean inter-arrival time (GC pauses, a loaded host), >= 0."),
-    field<P, &P::window, kWindow>("window", "window", "Inter-arrival samples kept per channel."),
+    field<P, &P::window, kSize>("window", "window", "Inter-arrival samples kept per channel."),
 }};
 
 constexpr Section<P> kPhiSection{kPhiFields, [](const P& o) { tasks::validate(o); }};
@@ -41,8 +36,8 @@ constexpr EnumCodec<DetectorKind, 2> kDetector{{"fixed", "phi"},
                                                {DetectorKind::Fixed, DetectorKind::Phi}};
 
 constexpr std::array<Field<H>, 8> kHeartbeatFields{{
-    field<H, &H::interval, kPositiveDuration>("interval", "interval",
-                                              "Heartbeat interval, > 0 (Dubbo: 60s)."),
+    field<H, &H::interval, kDuration>("interval", "interval",
+                                      "Heartbeat interval, > 0 (Dubbo: 60s)."),
     field<H, &H::idleTimeout, kDuration>(
         "idle_timeout", "idleTimeout",
         "A connection read-idle this long is dead (client reconnects). 0 = 3 * interval; "
@@ -74,8 +69,6 @@ constexpr std::array<Field<H>, 8> kHeartbeatFields{{
         "interval."),
 }};
 
-constexpr IntCodec<std::int64_t> kMaxPendingRetries{1, kMaxInt, "an integer >= 1"};
-
 constexpr std::array<Field<F>, 4> kFailbackFields{{
     field<F, &F::check, kBool>("check", "check",
                                "Dubbo's check=true: a call whose first attempt fails is not "
@@ -88,7 +81,7 @@ constexpr std::array<Field<F>, 4> kFailbackFields{{
         "invocation_retry", "invocationRetry",
         "Failed invocation retries. An inline object starts from: fixed 5s, no jitter, at most "
         "3."),
-    field<F, &F::maxPendingRetries, kMaxPendingRetries>(
+    field<F, &F::maxPendingRetries, kInt64>(
         "max_pending_retries", "maxPendingRetries",
         "Invocations held for retry at once (Dubbo's failbacktasks), >= 1."),
 }};

@@ -45,7 +45,7 @@ void validate(const MetricsEndpointOptions& o) {
   }
   if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
   if (o.requestTimeout <= std::chrono::milliseconds(0)) {
-    fail("requestTimeout", fmt::format("{}", o.requestTimeout), "> 0ms");
+    fail("requestTimeout", fmt::format("{}", o.requestTimeout), "> 0");
   }
   if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
 }
