@@ -68,7 +68,7 @@ TEST_CASE("generated: the reference has a row for every key the loader knows") {
     CHECK((row || heading));
     ++rows;
   }
-  CHECK(rows == 72);
+  CHECK(rows >= 72);  // a floor: a new key needs no edit here
 }
 
 TEST_CASE("generated: a schema that differs by one default is caught") {
