@@ -147,7 +147,7 @@ TEST_CASE("samples: every sample config loads without error") {
   CHECK(samples >= 4);
 }
 
-TEST_CASE("samples: full.json writes every section, and only keys the loader knows") {
+TEST_CASE("samples: full.json writes every section and only keys the loader knows") {
   // The complete list of keys is docs/configuration.md, generated from the loader's tables
   // (generated_test.cpp); the sample shows every section with realistic values.
   std::set<std::string> keys;
