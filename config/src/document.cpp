@@ -1,125 +1,144 @@
 // The whole document: the top-level keys, then the layers' validate() as a backstop.
 #include "sections.h"
-#include "values.h"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <atomic>
-#include <bit>
-#include <limits>
 #include <stdexcept>
 
 namespace wheelbeat::config::detail {
 namespace {
 
-using Top = In<Config>;
+// "retry": the named policies, read up front by readPolicies() (other sections refer to its
+// names); their errors are reported here, where the document has them.
+struct RetryMapCodec {
+  bool read(Errors& e, const Json& /*v*/, const std::string& /*p*/, RetryPolicies& out,
+            const Context& c) const {
+    e.append(c.policies->errors);
+    out = c.policies->byName;
+    return c.policies->errors.empty();
+  }
+  [[nodiscard]] Json write(const RetryPolicies& v) const {
+    Json out = Json::object();
+    for (const auto& [name, policy] : v) out[name] = kPolicySection.write(policy);
+    return out;
+  }
+  [[nodiscard]] bool same(const RetryPolicies& a, const RetryPolicies& b) const {
+    if (a.size() != b.size()) return false;
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
+      if (i->first != j->first || !kPolicySection.same(i->second, j->second)) return false;
+    }
+    return true;
+  }
+  void describe(KeyNode& node, const RetryPolicies& defaults) const {
+    KeyNode entry;
+    entry.name = "*";
+    entry.description =
+        "A named retry policy (tasks::RetryOptions). Defaults: gRPC's connection "
+        "backoff.";
+    kPolicySection.describe(entry, tasks::RetryOptions{});
+    entry.defaultValue.reset();
+    node.kind = KeyNode::Kind::Map;
+    node.type = "object";
+    node.rule = "an object of named retry policies, each name non-empty";
+    node.children.push_back(std::move(entry));
+    node.defaultValue = write(defaults);
+  }
+};
 
-constexpr std::array<Field<Top>, 12> kDocumentFields{{
-    {"log_level", [](Errors& e, const Json& v, const std::string& p,
-                     Top& t) { return readLogLevel(e, v, p, t.out.logLevel); }},
-    {"wheel",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readWheel(e, v, p, t.out.wheel);
-     },
-     &wheelKeys},
-    {"heartbeat",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readHeartbeat(e, v, p, {t.out.heartbeat, t.policies});
-     },
-     &heartbeatKeys},
-    // Read up front by readPolicies() (other sections refer to its names); its errors are
-    // reported here, where the document has them.
-    {"retry",
-     [](Errors& e, const Json& /*v*/, const std::string& /*p*/, Top& t) {
-       e.append(t.policies.errors);
-       t.out.retry = t.policies.byName;
-       return t.policies.errors.empty();
-     },
-     &retryMapKeys},
-    {"retry_budget",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readRetryBudget(e, v, p, t.out.retryBudget);
-     },
-     &retryBudgetKeys},
-    {"failback",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readFailback(e, v, p, {t.out.failback, t.policies});
-     },
-     &failbackKeys},
-    {"loop",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readLoop(e, v, p, t.out.loop);
-     },
-     &loopKeys},
-    {"registry",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readRegistry(e, v, p, t.out.registry);
-     },
-     &registryKeys},
-    {"server",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readServer(e, v, p, t.out.server);
-     },
-     &serverKeys},
-    {"client",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readClient(e, v, p, t.out.client);
-     },
-     &clientKeys},
-    {"service",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readService(e, v, p, t.out.service);
-     },
-     &serviceKeys},
-    {"metrics",
-     [](Errors& e, const Json& v, const std::string& p, Top& t) {
-       return readMetrics(e, v, p, t.out.metrics);
-     },
-     &metricsKeys},
+// A section that is there only when the document has it: "metrics" (nullopt without it); and
+// "service", whose defaults name no service (interface "") and are not written.
+template <typename T>
+struct OptionalSectionCodec {
+  const Section<T>& section;
+  bool read(Errors& e, const Json& v, const std::string& p, std::optional<T>& out,
+            const Context& c) const {
+    T options{};
+    if (!section.read(e, v, p, options, c)) return false;
+    out = std::move(options);
+    return true;
+  }
+  [[nodiscard]] Json write(const std::optional<T>& v) const {
+    return v ? section.write(*v) : Json(nullptr);
+  }
+  [[nodiscard]] bool same(const std::optional<T>& a, const std::optional<T>& b) const {
+    if (!a || !b) return a.has_value() == b.has_value();
+    return section.same(*a, *b);
+  }
+  void describe(KeyNode& node, const std::optional<T>& /*defaults*/) const {
+    section.describe(node, T{});
+    node.defaultValue.reset();
+  }
+};
+
+struct ServiceCodec {
+  bool read(Errors& e, const Json& v, const std::string& p, registry::ServiceOptions& out,
+            const Context& c) const {
+    return kServiceSection.read(e, v, p, out, c);
+  }
+  [[nodiscard]] Json write(const registry::ServiceOptions& v) const {
+    return v == registry::ServiceOptions{} ? Json(nullptr) : kServiceSection.write(v);
+  }
+  [[nodiscard]] bool same(const registry::ServiceOptions& a,
+                          const registry::ServiceOptions& b) const {
+    return a == b;
+  }
+  void describe(KeyNode& node, const registry::ServiceOptions& defaults) const {
+    kServiceSection.describe(node, defaults);
+    node.defaultValue.reset();
+  }
+};
+
+constexpr RetryMapCodec kRetryMap{};
+constexpr OptionalSectionCodec<net::MetricsEndpointOptions> kMetrics{kMetricsSection};
+constexpr ServiceCodec kService{};
+
+constexpr std::array<Field<Config>, 12> kDocumentFields{{
+    field<Config, &Config::logLevel, kLogLevel>(
+        "log_level", "logLevel",
+        "Messages below this level are dropped (wheelbeat::core::setLogLevel)."),
+    field<Config, &Config::wheel, kWheelSection>(
+        "wheel", "wheel", "The shared hashed wheel timer (core::WheelOptions)."),
+    field<Config, &Config::heartbeat, kHeartbeatSection>(
+        "heartbeat", "heartbeat",
+        "Heartbeat, idle and reconnect tasks (tasks::HeartbeatOptions); copied into server and "
+        "client."),
+    field<Config, &Config::retry, kRetryMap>(
+        "retry", "retry",
+        "Named retry policies, referred to by name from heartbeat.reconnect, "
+        "failback.registry_retry and failback.invocation_retry. Names are non-empty."),
+    field<Config, &Config::retryBudget, kRetryBudgetSection>(
+        "retry_budget", "retryBudget",
+        "Token bucket bounding retries to a ratio of traffic (tasks::RetryBudgetOptions)."),
+    field<Config, &Config::failback, kFailbackSection>(
+        "failback", "failback",
+        "Failback registry and invocation retries (tasks::FailbackOptions). Defaults are "
+        "Dubbo's."),
+    field<Config, &Config::loop, kLoopSection>(
+        "loop", "loop",
+        "Limits of every event loop and the size of a loop group (net::LoopOptions, passed to "
+        "net::EventLoop's and net::EventLoopGroup's constructors)."),
+    field<Config, &Config::registry, kRegistrySection>(
+        "registry", "registry", "Service registry client (registry::RegistryOptions)."),
+    field<Config, &Config::server, kServerSection>(
+        "server", "server", "The provider's listening side (net::ServerOptions)."),
+    field<Config, &Config::client, kClientSection>(
+        "client", "client", "The consumer's connection (net::ClientOptions)."),
+    field<Config, &Config::service, kService>(
+        "service", "service",
+        "The service a provider advertises in the registry, or a consumer asks for, in Dubbo's "
+        "terms (registry::ServiceOptions, for registry::providerUrl / consumerUrl / matches). "
+        "Without this section there is no service (interface \"\"); with it, interface is "
+        "required."),
+    field<Config, &Config::metrics, kMetrics>(
+        "metrics", "metrics",
+        "The Prometheus scrape endpoint, GET /metrics over HTTP/1.1 "
+        "(net::MetricsEndpointOptions, for net::MetricsEndpoint::start). Without this section "
+        "there is no endpoint; with it, listen is required."),
 }};
 
 std::atomic<std::uint64_t> gBackstopHits{0};
-
-// HashedWheelTimer's constructor rules (core/src/hashed_wheel_timer.cpp; core exports no
-// validate() for WheelOptions), with its messages, without building a timer (whose slots
-// would cost up to 16 GiB).
-void validateWheel(const core::WheelOptions& o) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  if (o.tickDuration.count() <= 0) {
-    throw std::invalid_argument(fmt::format("HashedWheelTimer: tickDuration = {}ns (expected: > 0)",
-                                            o.tickDuration.count()));
-  }
-  if (o.ticksPerWheel <= 0 || o.ticksPerWheel > (std::int64_t{1} << 30)) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: ticksPerWheel = {} (expected: 1..1073741824)", o.ticksPerWheel));
-  }
-  const auto slots =
-      static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(o.ticksPerWheel)));
-  const std::int64_t tickNs = std::max<std::int64_t>(o.tickDuration.count(), 1'000'000);
-  if (tickNs >= kMax / slots) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: tickDuration * ticksPerWheel = {}ns * {} overflows", tickNs, slots));
-  }
-}
-
-// MetricsEndpoint::start()'s rules (net/src/metrics_endpoint.cpp; net exports no validate() for
-// MetricsEndpointOptions), with its messages, without starting an endpoint.
-void validateMetrics(const net::MetricsEndpointOptions& o) {
-  auto fail = [](std::string_view path, const std::string& value, std::string_view expected) {
-    throw std::invalid_argument(
-        fmt::format("MetricsEndpointOptions.{} = {} (expected: {})", path, value, expected));
-  };
-  if (!net::parseEndpoint(o.listen)) {
-    fail("listen", fmt::format("\"{}\"", o.listen),
-         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
-  }
-  if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
-  if (o.requestTimeout.count() <= 0) {
-    fail("requestTimeout", fmt::format("{}ms", o.requestTimeout.count()), "> 0ms");
-  }
-  if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
-}
 
 template <typename Check>
 void backstop(std::vector<ConfigError>& out, Check check) {
@@ -135,7 +154,7 @@ void backstop(std::vector<ConfigError>& out, Check check) {
 
 std::vector<ConfigError> backstopErrors(const Config& c) {
   std::vector<ConfigError> out;
-  backstop(out, [&] { validateWheel(c.wheel); });
+  backstop(out, [&] { core::validate(c.wheel); });
   backstop(out, [&] { tasks::validate(c.heartbeat); });
   for (const auto& [name, policy] : c.retry) {
     const auto& checked = policy;  // a named local: clang 14 cannot capture a structured binding
@@ -150,7 +169,7 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   if (c.service != registry::ServiceOptions{}) {
     backstop(out, [&] { registry::validate(c.service, false); });
   }
-  if (c.metrics) backstop(out, [&] { validateMetrics(*c.metrics); });
+  if (c.metrics) backstop(out, [&] { net::validate(*c.metrics); });
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }
@@ -166,9 +185,8 @@ LoadResult readDocument(const Json& document) {
   const auto retry = document.find("retry");
   const Policies policies = retry == document.end() ? Policies{} : readPolicies(*retry, "/retry");
   Config config;
-  Top top{config, policies};
   Seen seen;
-  readObject<Top>(errors, document, "", kDocumentFields, top, seen);
+  readObject<Config>(errors, document, "", kDocumentFields, config, Context{&policies}, seen);
   if (errors.size() != 0) return LoadResult(errors.take());
   // One heartbeat section serves both ends (the server's close task, the client's tasks).
   config.server.heartbeat = config.heartbeat;
@@ -178,6 +196,8 @@ LoadResult readDocument(const Json& document) {
   return LoadResult(std::move(config));
 }
 
-std::vector<KeyInfo> documentKeys() { return keyInfos<Top>(kDocumentFields); }
+constexpr Section<Config> kDocumentSection{kDocumentFields};
+
+std::vector<KeyNode> documentKeys() { return describeFields<Config>(kDocumentFields, Config{}); }
 
 }  // namespace wheelbeat::config::detail

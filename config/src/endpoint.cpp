@@ -12,13 +12,16 @@ bool readEndpoint(Errors& errors, const Json& value, const std::string& pointer,
   std::optional<net::Endpoint> parsed;
   if (value.is_string()) parsed = net::parseEndpoint(value.get_ref<const std::string&>());
   if (!parsed || parsed->port < minPort) {
-    errors.add(pointer, value,
-               fmt::format(R"("host:port" (IPv6: "[::1]:20880") with a port in {}..65535{})",
-                           minPort, minPort == 0 ? ", 0 = any free port" : ""));
+    errors.add(pointer, value, endpointExpected(minPort));
     return false;
   }
   out = std::move(*parsed);
   return true;
+}
+
+std::string endpointExpected(std::uint16_t minPort) {
+  return fmt::format(R"("host:port" (IPv6: "[::1]:20880") with a port in {}..65535{})", minPort,
+                     minPort == 0 ? ", 0 = any free port" : "");
 }
 
 std::string formatEndpoint(const net::Endpoint& e) {

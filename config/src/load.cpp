@@ -118,12 +118,12 @@ Config load(const std::filesystem::path& path) {
 std::vector<std::string> knownKeyPaths() {
   std::vector<std::string> paths;
   auto walk = [&paths](auto& self, const std::string& prefix,
-                       const std::vector<detail::KeyInfo>& keys) -> void {
+                       const std::vector<detail::KeyNode>& keys) -> void {
     for (const auto& key : keys) {
       // "*" stands for any name, so it is written as is (not escaped).
-      const std::string path = prefix + "/" + std::string(key.name);
+      const std::string path = prefix + "/" + key.name;
       paths.push_back(path);
-      if (key.children != nullptr) self(self, path, key.children());
+      self(self, path, key.children);
     }
   };
   walk(walk, "", detail::documentKeys());

@@ -1,171 +1,92 @@
 // Sections owned by net/ ("loop", "server", "client") and net/registry/ ("registry").
 #include "sections.h"
-#include "values.h"
-
-#include <fmt/format.h>
 
 #include <array>
-#include <cctype>
-#include <limits>
 
 namespace wheelbeat::config::detail {
 namespace {
 
-// Dubbo's header carries the body length as a signed 32-bit integer.
-constexpr std::uint64_t kMaxBody = 0x7fffffff;
-constexpr std::uint64_t kMaxSize = std::numeric_limits<std::size_t>::max();
-// A frame's header: a largest body plus its header must fit an empty send queue.
-constexpr std::uint64_t kHeaderBytes = 16;
+using L = net::LoopOptions;
+using G = registry::RegistryOptions;
+using S = net::ServerOptions;
+using C = net::ClientOptions;
 
-bool readGroup(Errors& errors, const Json& value, const std::string& pointer, std::string& out) {
-  bool ok = value.is_string() && !value.get_ref<const std::string&>().empty();
-  if (ok) {
-    for (char c : value.get_ref<const std::string&>()) {
-      ok = ok && std::isspace(static_cast<unsigned char>(c)) == 0;
-    }
-  }
-  if (!ok) {
-    errors.add(pointer, value, "a non-empty string without whitespace");
-    return false;
-  }
-  out = value.get<std::string>();
-  return true;
-}
+constexpr IntCodec<std::size_t> kPartialBytes{0, kMaxSize,
+                                              "an integer >= 0 (bytes; 0 = unlimited)"};
+constexpr IntCodec<std::size_t> kIoThreads{0, net::kMaxIoThreads,
+                                           "an integer in 0..1024 (0 = one per core)"};
 
-bool readKind(Errors& errors, const Json& value, const std::string& pointer,
-              registry::RegistryOptions& o) {
-  std::size_t i = 0;
-  if (!readEnum(errors, value, pointer, i, {"embedded", "redis", "zookeeper"})) return false;
-  constexpr std::array kKinds{registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
-                              registry::RegistryKind::ZooKeeper};
-  o.kind = kKinds.at(i);
-  return true;
-}
-
-using LoopField = Field<net::LoopOptions>;
-constexpr std::array<LoopField, 2> kLoopFields{{
-    {"max_partial_bytes",
-     [](Errors& e, const Json& v, const std::string& p, net::LoopOptions& o) {
-       return readSize(e, v, p, o.maxPartialBytes, 0, kMaxSize,
-                       "an integer >= 0 (bytes; 0 = unlimited)");
-     }},
-    {"io_threads",
-     [](Errors& e, const Json& v, const std::string& p, net::LoopOptions& o) {
-       return readSize(e, v, p, o.ioThreads, 0, net::kMaxIoThreads,
-                       "an integer in 0..1024 (0 = one per core)");
-     }},
+constexpr std::array<Field<L>, 2> kLoopFields{{
+    field<L, &L::maxPartialBytes, kPartialBytes>(
+        "max_partial_bytes", "maxPartialBytes",
+        "Bytes of split frames (bodies still arriving) all channels of one loop may buffer at "
+        "once; a channel beyond it is closed. Up to 16 KiB per channel are never charged. 0 = "
+        "unlimited."),
+    field<L, &L::ioThreads, kIoThreads>(
+        "io_threads", "ioThreads",
+        "Event loops (threads) of a net::EventLoopGroup built from this section; a single "
+        "net::EventLoop ignores it. 0 = one per core (std::thread::hardware_concurrency())."),
 }};
 
-using RegistryField = Field<registry::RegistryOptions>;
-constexpr std::array<RegistryField, 4> kRegistryFields{{
-    {"kind", &readKind},
-    {"address", [](Errors& e, const Json& v, const std::string& p,
-                   registry::RegistryOptions& o) { return readEndpoint(e, v, p, o.address, 1); }},
-    {"group", [](Errors& e, const Json& v, const std::string& p,
-                 registry::RegistryOptions& o) { return readGroup(e, v, p, o.group); }},
-    {"session",
-     [](Errors& e, const Json& v, const std::string& p, registry::RegistryOptions& o) {
-       return readDuration(e, v, p, o.session, std::chrono::seconds(1));
-     }},
+constexpr EnumCodec<registry::RegistryKind, 3> kKind{
+    {"embedded", "redis", "zookeeper"},
+    {registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
+     registry::RegistryKind::ZooKeeper}};
+
+constexpr std::array<Field<G>, 4> kRegistryFields{{
+    field<G, &G::kind, kKind>("kind", "kind", "The registry engine."),
+    field<G, &G::address, kEndpoint>(
+        "address", "address",
+        "The registry node (embedded), redis-server or a ZooKeeper server, port 1..65535."),
+    field<G, &G::group, kString>(
+        "group", "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
+    field<G, &G::session, kDuration>(
+        "session", "session",
+        "A registration not renewed within this time expires (renewed every session / 2), >= "
+        "1s."),
 }};
 
-// max_body and max_send_queue, shared by server and client.
-template <typename O>
-bool readMaxBody(Errors& e, const Json& v, const std::string& p, O& o) {
-  return readSize(e, v, p, o.codec.maxBody, 1, kMaxBody, "an integer in 1..2147483647");
-}
-template <typename O>
-bool readMaxSendQueue(Errors& e, const Json& v, const std::string& p, O& o) {
-  return readSize(e, v, p, o.maxSendQueue, 1, kMaxSize, "an integer >= 1 (bytes)");
-}
+constexpr IntCodec<std::size_t> kMaxConnections{0, kMaxSize, "an integer >= 0 (0 = unlimited)"};
+constexpr auto kBody = [](auto& o) -> auto& { return o.codec.maxBody; };
+constexpr std::string_view kBodyText =
+    "Largest frame body accepted or sent, in bytes (Dubbo's payload).";
+constexpr std::string_view kQueueText =
+    "Bytes queued per channel but not yet written, at most; >= max_body + 16.";
 
-using ServerField = Field<net::ServerOptions>;
-constexpr std::array<ServerField, 6> kServerFields{{
-    {"listen", [](Errors& e, const Json& v, const std::string& p,
-                  net::ServerOptions& o) { return readEndpoint(e, v, p, o.listen, 0); }},
-    {"backlog",
-     [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
-       std::int64_t backlog = 0;
-       if (!readInt(e, v, p, backlog, 1, 65535, "an integer in 1..65535")) return false;
-       o.backlog = static_cast<int>(backlog);
-       return true;
-     }},
-    {"max_connections",
-     [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
-       return readSize(e, v, p, o.maxConnections, 0, kMaxSize, "an integer >= 0 (0 = unlimited)");
-     }},
-    {"shutdown_grace",
-     [](Errors& e, const Json& v, const std::string& p, net::ServerOptions& o) {
-       return readDuration(e, v, p, o.shutdownGrace);
-     }},
-    {"max_body", &readMaxBody<net::ServerOptions>},
-    {"max_send_queue", &readMaxSendQueue<net::ServerOptions>},
+constexpr std::array<Field<S>, 6> kServerFields{{
+    field<S, &S::listen, kEndpoint>("listen", "listen",
+                                    "Address to listen on; port 0..65535, 0 = any free port."),
+    field<S, &S::backlog, kInt>("backlog", "backlog", "listen(2) backlog."),
+    field<S, &S::maxConnections, kMaxConnections>(
+        "max_connections", "maxConnections",
+        "Connections open at once; one beyond it is accepted and closed at once (Dubbo's "
+        "accepts). 0 = unlimited."),
+    field<S, &S::shutdownGrace, kDuration>(
+        "shutdown_grace", "shutdownGrace",
+        "Graceful shutdown: how long requests in flight are waited for after READONLY was sent, "
+        ">= 0 (Dubbo: shutdown.wait, 10s)."),
+    field<S, kBody, kSize>("max_body", "codec.maxBody", kBodyText),
+    field<S, &S::maxSendQueue, kSize>("max_send_queue", "maxSendQueue", kQueueText),
 }};
 
-using ClientField = Field<net::ClientOptions>;
-constexpr std::array<ClientField, 4> kClientFields{{
-    {"server", [](Errors& e, const Json& v, const std::string& p,
-                  net::ClientOptions& o) { return readEndpoint(e, v, p, o.server, 1); }},
-    {"connect_timeout",
-     [](Errors& e, const Json& v, const std::string& p, net::ClientOptions& o) {
-       return readPositiveDuration(e, v, p, o.connectTimeout);
-     }},
-    {"max_body", &readMaxBody<net::ClientOptions>},
-    {"max_send_queue", &readMaxSendQueue<net::ClientOptions>},
+constexpr std::array<Field<C>, 4> kClientFields{{
+    field<C, &C::server, kEndpoint>("server", "server", "The server to connect to, port 1..65535."),
+    field<C, &C::connectTimeout, kDuration>(
+        "connect_timeout", "connectTimeout",
+        "A connect attempt not completed by then fails with \"timeout\", > 0 (Dubbo: 3s)."),
+    field<C, kBody, kSize>("max_body", "codec.maxBody", kBodyText),
+    field<C, &C::maxSendQueue, kSize>("max_send_queue", "maxSendQueue", kQueueText),
 }};
 
-// One largest frame (body + header) must fit an empty send queue.
-template <typename O>
-void checkSendQueue(Errors& errors, const std::string& pointer, const Seen& seen, const O& o) {
-  if (o.maxSendQueue >= o.codec.maxBody + kHeaderBytes) return;
-  blame(
-      errors, pointer, seen,
-      {"max_send_queue", fmt::format(">= max_body + 16 = {}", o.codec.maxBody + kHeaderBytes)},
-      {"max_body", fmt::format("<= max_send_queue - 16 = {}",
-                               o.maxSendQueue < kHeaderBytes ? 0 : o.maxSendQueue - kHeaderBytes)});
-}
-
-template <typename O>
-bool readTransportSection(Errors& errors, const Json& value, const std::string& pointer,
-                          std::span<const Field<O>> fields, O& out) {
-  const std::size_t before = errors.size();
-  Seen seen;
-  if (!readObject<O>(errors, value, pointer, fields, out, seen)) return false;
-  checkSendQueue(errors, pointer, seen, out);
-  return errors.size() == before;
-}
+constexpr std::string_view kQueueRule = "max_send_queue >= max_body + 16";
 
 }  // namespace
 
-bool readLoop(Errors& errors, const Json& value, const std::string& pointer,
-              net::LoopOptions& out) {
-  const std::size_t before = errors.size();
-  Seen seen;
-  readObject<net::LoopOptions>(errors, value, pointer, kLoopFields, out, seen);
-  return errors.size() == before;
-}
-
-bool readRegistry(Errors& errors, const Json& value, const std::string& pointer,
-                  registry::RegistryOptions& out) {
-  const std::size_t before = errors.size();
-  Seen seen;
-  readObject<registry::RegistryOptions>(errors, value, pointer, kRegistryFields, out, seen);
-  return errors.size() == before;
-}
-
-bool readServer(Errors& errors, const Json& value, const std::string& pointer,
-                net::ServerOptions& out) {
-  return readTransportSection<net::ServerOptions>(errors, value, pointer, kServerFields, out);
-}
-
-bool readClient(Errors& errors, const Json& value, const std::string& pointer,
-                net::ClientOptions& out) {
-  return readTransportSection<net::ClientOptions>(errors, value, pointer, kClientFields, out);
-}
-
-std::vector<KeyInfo> loopKeys() { return keyInfos<net::LoopOptions>(kLoopFields); }
-std::vector<KeyInfo> registryKeys() { return keyInfos<registry::RegistryOptions>(kRegistryFields); }
-std::vector<KeyInfo> serverKeys() { return keyInfos<net::ServerOptions>(kServerFields); }
-std::vector<KeyInfo> clientKeys() { return keyInfos<net::ClientOptions>(kClientFields); }
+constexpr Section<L> kLoopSection{kLoopFields};
+constexpr Section<G> kRegistrySection{kRegistryFields, [](const G& o) { registry::validate(o); }};
+constexpr Section<S> kServerSection{kServerFields, [](const S& o) { net::validate(o); },
+                                    kQueueRule};
+constexpr Section<C> kClientSection{kClientFields, [](const C& o) { net::validate(o); },
+                                    kQueueRule};
 
 }  // namespace wheelbeat::config::detail

@@ -1,8 +1,5 @@
 // Retry policies: the "retry" map of named policies, inline policy objects, references by name.
 #include "sections.h"
-#include "values.h"
-
-#include <wheelbeat/tasks/error_names.h>
 
 #include <fmt/format.h>
 
@@ -15,105 +12,44 @@ namespace {
 
 using tasks::Backoff;
 using tasks::Jitter;
-using tasks::RetryOptions;
+using R = tasks::RetryOptions;
 
-// The shared vocabulary (tasks/error_names.h): a name outside it would never match anything.
-std::string knownErrorNamesText() {
-  std::vector<std::string> quoted;
-  quoted.reserve(tasks::errors::kAll.size());
-  for (std::string_view name : tasks::errors::kAll) quoted.push_back(dumped(Json(name)));
-  return fmt::format("an error name: one of {}", fmt::join(quoted, ", "));
-}
+constexpr EnumCodec<Backoff, 2> kBackoff{{"fixed", "exponential"},
+                                         {Backoff::Fixed, Backoff::Exponential}};
+constexpr EnumCodec<Jitter, 5> kJitter{
+    {"none", "full", "equal", "decorrelated", "proportional"},
+    {Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated, Jitter::Proportional}};
 
-bool readNames(Errors& errors, const Json& value, const std::string& pointer,
-               std::vector<std::string>& out) {
-  if (!value.is_array()) {
-    errors.add(pointer, value, "an array of error names");
-    return false;
-  }
-  std::vector<std::string> names;
-  bool ok = true;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const Json& item = value[i];
-    if (!item.is_string() || !tasks::errors::isKnown(item.get_ref<const std::string&>())) {
-      errors.add(childPointer(pointer, i), item, knownErrorNamesText());
-      ok = false;
-    } else {
-      names.push_back(item.get<std::string>());
-    }
-  }
-  if (ok) out = std::move(names);
-  return ok;
-}
-
-bool readBackoff(Errors& errors, const Json& value, const std::string& pointer, RetryOptions& o) {
-  std::size_t i = 0;
-  if (!readEnum(errors, value, pointer, i, {"fixed", "exponential"})) return false;
-  o.backoff = i == 0 ? Backoff::Fixed : Backoff::Exponential;
-  return true;
-}
-
-bool readJitter(Errors& errors, const Json& value, const std::string& pointer, RetryOptions& o) {
-  std::size_t i = 0;
-  if (!readEnum(errors, value, pointer, i,
-                {"none", "full", "equal", "decorrelated", "proportional"})) {
-    return false;
-  }
-  constexpr std::array kJitters{Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated,
-                                Jitter::Proportional};
-  o.jitter = kJitters.at(i);
-  return true;
-}
-
-constexpr double kMaxDouble = std::numeric_limits<double>::max();
-constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
-
-using F = Field<RetryOptions>;
-constexpr std::array<F, 10> kPolicyFields{{
-    {"backoff", &readBackoff},
-    {"initial_delay",
-     [](Errors& e, const Json& v, const std::string& p, RetryOptions& o) {
-       return readPositiveDuration(e, v, p, o.initialDelay);
-     }},
-    {"multiplier",
-     [](Errors& e, const Json& v, const std::string& p, RetryOptions& o) {
-       return readNumber(e, v, p, o.multiplier, 1.0, kMaxDouble, "a number >= 1");
-     }},
-    {"max_delay", [](Errors& e, const Json& v, const std::string& p,
-                     RetryOptions& o) { return readDuration(e, v, p, o.maxDelay); }},
-    {"jitter", &readJitter},
-    {"jitter_ratio",
-     [](Errors& e, const Json& v, const std::string& p, RetryOptions& o) {
-       return readNumber(e, v, p, o.jitterRatio, 0.0, 1.0, "a number in 0..1");
-     }},
-    {"max_attempts",
-     [](Errors& e, const Json& v, const std::string& p, RetryOptions& o) {
-       return readInt(e, v, p, o.maxAttempts, -1, kMaxInt,
-                      "an integer: -1 (forever), 0 (no retry) or a maximum > 0");
-     }},
-    {"deadline", [](Errors& e, const Json& v, const std::string& p,
-                    RetryOptions& o) { return readDuration(e, v, p, o.deadline); }},
-    {"retry_on", [](Errors& e, const Json& v, const std::string& p,
-                    RetryOptions& o) { return readNames(e, v, p, o.retryOn); }},
-    {"ignore", [](Errors& e, const Json& v, const std::string& p,
-                  RetryOptions& o) { return readNames(e, v, p, o.ignore); }},
+constexpr std::array<Field<R>, 10> kPolicyFields{{
+    field<R, &R::backoff, kBackoff>("backoff", "backoff",
+                                    "fixed: initial_delay each time; exponential: initial_delay "
+                                    "* multiplier^(n-1), capped at max_delay."),
+    field<R, &R::initialDelay, kDuration>("initial_delay", "initialDelay",
+                                          "Delay before the first retry, > 0."),
+    field<R, &R::multiplier, kNumber>("multiplier", "multiplier",
+                                      "Growth per retry (exponential backoff)."),
+    field<R, &R::maxDelay, kDuration>("max_delay", "maxDelay",
+                                      "Cap of every delay, >= initial_delay."),
+    field<R, &R::jitter, kJitter>("jitter", "jitter",
+                                  "Randomization of each delay (AWS 'Exponential Backoff and "
+                                  "Jitter'; proportional: gRPC's +-jitter_ratio)."),
+    field<R, &R::jitterRatio, kNumber>("jitter_ratio", "jitterRatio",
+                                       "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
+    field<R, &R::maxAttempts, kInt64>("max_attempts", "maxAttempts",
+                                      "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
+    field<R, &R::deadline, kDuration>("deadline", "deadline",
+                                      "Overall time budget from the operation's start; 0 = none."),
+    field<R, &R::retryOn, kErrorNames>(
+        "retry_on", "retryOn",
+        "Error names retried (exact match); empty = every error not in ignore."),
+    field<R, &R::ignore, kErrorNames>("ignore", "ignore",
+                                      "Error names never retried; wins over retry_on."),
 }};
 
-// An inline policy object on top of `out`.
-bool readPolicyObject(Errors& errors, const Json& value, const std::string& pointer,
-                      RetryOptions& out) {
-  const std::size_t before = errors.size();
-  Seen seen;
-  if (!readObject<RetryOptions>(errors, value, pointer, kPolicyFields, out, seen)) return false;
-  if (out.maxDelay < out.initialDelay) {
-    blame(errors, pointer, seen,
-          {"max_delay", fmt::format(">= initial_delay = {}", formatDuration(out.initialDelay))},
-          {"initial_delay", fmt::format("<= max_delay = {}", formatDuration(out.maxDelay))});
-  }
-  return errors.size() == before;
-}
-
 }  // namespace
+
+constexpr Section<R> kPolicySection{kPolicyFields, [](const R& o) { tasks::validate(o); },
+                                    "max_delay >= initial_delay"};
 
 std::string knownNamesText(const RetryPolicies& policies) {
   if (policies.empty()) return "the name of an entry of /retry (there is none)";
@@ -130,9 +66,9 @@ Policies readPolicies(const Json& section, const std::string& pointer) {
   } else {
     for (const auto& [name, item] : section.items()) {
       const std::string at = childPointer(pointer, name);
-      RetryOptions policy;
+      R policy;
       if (name.empty()) errors.add(at, item, "a non-empty policy name");
-      readPolicyObject(errors, item, at, policy);
+      kPolicySection.read(errors, item, at, policy, Context{});
       policies.byName.emplace(name, std::move(policy));
     }
   }
@@ -140,20 +76,35 @@ Policies readPolicies(const Json& section, const std::string& pointer) {
   return policies;
 }
 
-bool readPolicyValue(Errors& errors, const Json& value, const std::string& pointer,
-                     const Policies& policies, RetryOptions& out) {
-  if (value.is_object()) return readPolicyObject(errors, value, pointer, out);
-  if (!value.is_string()) {
-    errors.add(pointer, value, "a retry policy object or the name of an entry of /retry");
+bool PolicyCodec::read(Errors& e, const Json& v, const std::string& p, R& out,
+                       const Context& c) const {
+  if (v.is_object()) return kPolicySection.read(e, v, p, out, c);
+  if (!v.is_string()) {
+    e.add(p, v, "a retry policy object or the name of an entry of /retry");
     return false;
   }
-  const auto it = policies.byName.find(value.get_ref<const std::string&>());
+  static const Policies kNone;
+  const Policies& policies = c.policies != nullptr ? *c.policies : kNone;
+  const auto it = policies.byName.find(v.get_ref<const std::string&>());
   if (it == policies.byName.end()) {
-    errors.add(pointer, value, knownNamesText(policies.byName));
+    e.add(p, v, knownNamesText(policies.byName));
     return false;
   }
   out = it->second;
   return true;
+}
+
+Json PolicyCodec::write(const R& v) const { return kPolicySection.write(v); }
+
+bool PolicyCodec::same(const R& a, const R& b) const { return kPolicySection.same(a, b); }
+
+void PolicyCodec::describe(KeyNode& node, const R& defaults) const {
+  kPolicySection.describe(node, defaults);
+  node.kind = KeyNode::Kind::Policy;
+  node.type = "retry policy";
+  node.rule =
+      "a retry policy object (an inline object starts from the default shown) or the "
+      "name of an entry of /retry";
 }
 
 }  // namespace wheelbeat::config::detail
@@ -171,11 +122,3 @@ const tasks::RetryOptions& RetryPolicies::operator()(std::string_view name) cons
 }
 
 }  // namespace wheelbeat::config
-
-namespace wheelbeat::config::detail {
-
-std::vector<KeyInfo> policyKeys() { return keyInfos<RetryOptions>(kPolicyFields); }
-
-std::vector<KeyInfo> retryMapKeys() { return {{"*", &policyKeys}}; }
-
-}  // namespace wheelbeat::config::detail

@@ -1,8 +1,9 @@
-#include "reader.h"
+#include "fields.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace wheelbeat::config::detail {
 
@@ -52,6 +53,23 @@ void blame(Errors& errors, std::string_view pointer, const Seen& seen, Blame dep
     // Both defaulted: the defaults themselves break the rule (a base policy the caller chose).
     errors.add(childPointer(pointer, dependent.key), Json(nullptr), std::move(dependent.expected));
   }
+}
+
+std::string inKeyTerms(std::string text, std::span<const std::string_view> members,
+                       std::span<const std::string_view> names) {
+  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const std::string_view member = members[i];
+    if (member == names[i]) continue;
+    for (std::size_t at = text.find(member); at != std::string::npos;
+         at = text.find(member, at + 1)) {
+      const std::size_t end = at + member.size();
+      const bool whole = (at == 0 || (!isWord(text[at - 1]) && text[at - 1] != '.')) &&
+                         (end == text.size() || !isWord(text[end]));
+      if (whole) text.replace(at, member.size(), names[i]);
+    }
+  }
+  return text;
 }
 
 std::string knownKeysText(std::span<const std::string_view> names) {

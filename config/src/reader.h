@@ -1,12 +1,11 @@
 // The loader's shared machinery (private to config/): the JSON type, JSON pointers, the error
-// collector, and the table-driven reader of one JSON object.
+// collector, and the bookkeeping of one object's keys (fields.h reads objects from key tables).
 #pragma once
 
 #include <wheelbeat/config/config.h>
 
 #include <nlohmann/json.hpp>
 
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,44 +72,5 @@ struct Blame {
 // either key is bad (already reported).
 void blame(Errors& errors, std::string_view pointer, const Seen& seen, Blame dependent,
            Blame other);
-
-// One key of an object and how to read its value into the section struct S. A reader reports its
-// own errors and returns false when it reported one.
-struct KeyInfo;
-template <typename S>
-struct Field {
-  std::string_view name;
-  bool (*read)(Errors& errors, const Json& value, const std::string& pointer, S& target);
-  std::vector<KeyInfo> (*children)() = nullptr;  // the keys inside an object value
-};
-
-// "a known key: a, b, c".
-[[nodiscard]] std::string knownKeysText(std::span<const std::string_view> names);
-
-// Reads the object `value` key by key, in document order: a known key through its Field, an
-// unknown key is an error. Returns false (after reporting) when `value` is not an object.
-template <typename S>
-bool readObject(Errors& errors, const Json& value, const std::string& pointer,
-                std::span<const Field<S>> fields, S& target, Seen& seen) {
-  if (!value.is_object()) {
-    errors.add(pointer, value, "an object");
-    return false;
-  }
-  for (const auto& [key, item] : value.items()) {
-    const std::string at = childPointer(pointer, key);
-    const Field<S>* field = nullptr;
-    for (const auto& f : fields) field = (f.name == key) ? &f : field;
-    if (field == nullptr) {
-      std::vector<std::string_view> names;
-      for (const auto& f : fields) names.push_back(f.name);
-      errors.add(at, item, knownKeysText(names));
-    } else if (field->read(errors, item, at, target)) {
-      seen.ok(field->name, &item);
-    } else {
-      seen.bad(field->name);
-    }
-  }
-  return true;
-}
 
 }  // namespace wheelbeat::config::detail

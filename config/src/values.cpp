@@ -60,21 +60,23 @@ bool readBool(Errors& errors, const Json& value, const std::string& pointer, boo
   return true;
 }
 
+std::string enumExpected(std::span<const std::string_view> names) {
+  std::string expected = "one of ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    expected += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", names[i]);
+  }
+  return expected;
+}
+
 bool readEnum(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
-              std::initializer_list<std::string_view> names) {
-  std::size_t index = 0;
-  for (std::string_view name : names) {
-    if (value.is_string() && value.get_ref<const std::string&>() == name) {
-      out = index;
+              std::span<const std::string_view> names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (value.is_string() && value.get_ref<const std::string&>() == names[i]) {
+      out = i;
       return true;
     }
-    ++index;
   }
-  std::string expected = "one of ";
-  for (std::string_view name : names) {
-    expected += fmt::format("{}\"{}\"", name == *names.begin() ? "" : ", ", name);
-  }
-  errors.add(pointer, value, std::move(expected));
+  errors.add(pointer, value, enumExpected(names));
   return false;
 }
 

@@ -8,8 +8,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -61,11 +61,15 @@ bool readBool(Errors& errors, const Json& value, const std::string& pointer, boo
 
 // One of `names` (exact, lower case); `out` is the index of the match.
 bool readEnum(Errors& errors, const Json& value, const std::string& pointer, std::size_t& out,
-              std::initializer_list<std::string_view> names);
+              std::span<const std::string_view> names);
+// "one of \"a\", \"b\"".
+[[nodiscard]] std::string enumExpected(std::span<const std::string_view> names);
 
 // "host:port", "[v6]:port"; the port in [minPort, 65535]. Host: non-empty, no whitespace.
 bool readEndpoint(Errors& errors, const Json& value, const std::string& pointer, net::Endpoint& out,
                   std::uint16_t minPort);
+// What readEndpoint() expects.
+[[nodiscard]] std::string endpointExpected(std::uint16_t minPort);
 [[nodiscard]] std::string formatEndpoint(const net::Endpoint& e);
 
 }  // namespace wheelbeat::config::detail

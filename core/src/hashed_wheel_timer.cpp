@@ -4,6 +4,7 @@
 
 #include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/core/option_error.h>
 
 #include <fmt/format.h>
 
@@ -26,11 +27,25 @@ constexpr std::int64_t kMaxTicksPerWheel = std::int64_t{1} << 30;
 // Deadlines saturate this far after start (~73 years), which keeps tick numbers below 2^42.
 constexpr std::int64_t kMaxDeadlineOffsetNs = std::numeric_limits<std::int64_t>::max() / 4;
 
-std::int64_t validTickNs(std::chrono::nanoseconds tick) {
-  if (tick.count() <= 0) {
-    throw std::invalid_argument(fmt::format("HashedWheelTimer: tickDuration = {} (expected: > 0)",
-                                            formatDurationExact(tick)));
-  }
+[[noreturn]] void reject(std::string field, std::string value, std::string expected,
+                         std::string other = {}, std::string otherExpected = {}) {
+  throw OptionError("WheelOptions", std::move(field), std::move(value), std::move(expected),
+                    std::move(other), std::move(otherExpected));
+}
+
+// The slots of the finest level: ticksPerWheel (in range) rounded up to a power of two.
+int wheelBits(std::int64_t ticksPerWheel) {
+  return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1)));
+}
+
+// The largest power of two of slots whose span at `tickNs` fits (0 if not even one does).
+std::int64_t maxSlotsFor(std::int64_t tickNs) {
+  std::int64_t slots = kMaxTicksPerWheel;
+  while (slots > 0 && tickNs >= std::numeric_limits<std::int64_t>::max() / slots) slots /= 2;
+  return slots;
+}
+
+std::int64_t usedTickNs(std::chrono::nanoseconds tick) {
   if (tick.count() < kMinTickNs) {
     log(LogLevel::Warn, "HashedWheelTimer: tickDuration = {} is below the 1ms minimum; using 1ms",
         formatDurationExact(tick));
@@ -39,24 +54,33 @@ std::int64_t validTickNs(std::chrono::nanoseconds tick) {
   return tick.count();
 }
 
-int validWheelBits(std::int64_t ticksPerWheel, std::int64_t tickNs) {
-  if (ticksPerWheel <= 0 || ticksPerWheel > kMaxTicksPerWheel) {
-    throw std::invalid_argument(
-        fmt::format("HashedWheelTimer: ticksPerWheel = {} (expected: 1..{})", ticksPerWheel,
-                    kMaxTicksPerWheel));
-  }
-  const auto bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1)));
-  const std::int64_t slots = std::int64_t{1} << bits;
-  if (tickNs >= std::numeric_limits<std::int64_t>::max() / slots) {
-    throw std::invalid_argument(fmt::format(
-        "HashedWheelTimer: tickDuration * ticksPerWheel = {}ns * {} overflows (expected: "
-        "tickDuration < {}ns for {} ticks per wheel)",
-        tickNs, slots, std::numeric_limits<std::int64_t>::max() / slots, slots));
-  }
-  return bits;
+const WheelOptions& checked(const WheelOptions& o) {
+  validate(o);
+  return o;
 }
 
 }  // namespace
+
+void validate(const WheelOptions& o) {
+  if (o.tickDuration.count() <= 0)
+    reject("tickDuration", formatDurationExact(o.tickDuration), "> 0");
+  if (o.ticksPerWheel <= 0 || o.ticksPerWheel > kMaxTicksPerWheel) {
+    reject("ticksPerWheel", std::to_string(o.ticksPerWheel),
+           fmt::format("1..{} (rounded up to a power of two)", kMaxTicksPerWheel));
+  }
+  // The wheel spans tick × slots in int64 nanoseconds; ticks below 1 ms count as 1 ms.
+  const std::int64_t slots = std::int64_t{1} << wheelBits(o.ticksPerWheel);
+  const std::int64_t tickNs = std::max(o.tickDuration.count(), kMinTickNs);
+  const std::int64_t limit = std::numeric_limits<std::int64_t>::max() / slots;
+  if (tickNs >= limit) {
+    reject("tickDuration", formatDurationExact(o.tickDuration),
+           fmt::format("< {} for {} ticks per wheel",
+                       formatDurationExact(std::chrono::nanoseconds(limit)), slots),
+           "ticksPerWheel",
+           fmt::format("<= {} for a tick of {}", maxSlotsFor(tickNs),
+                       formatDurationExact(o.tickDuration)));
+  }
+}
 
 // ---- HashedWheelTimer -------------------------------------------------------------------------
 
@@ -107,8 +131,8 @@ std::int64_t HashedWheelTimer::instanceCount() noexcept { return gInstances.load
 
 HashedWheelTimer::Impl::Impl(HashedWheelTimer& owner, WheelOptions options, TimerHooks hooks)
     : owner_(owner),
-      tickNs_(validTickNs(options.tickDuration)),
-      wheelBits_(validWheelBits(options.ticksPerWheel, tickNs_)),
+      tickNs_(usedTickNs(checked(options).tickDuration)),
+      wheelBits_(wheelBits(options.ticksPerWheel)),
       maxPending_(options.maxPendingTimeouts),
       hooks_(std::move(hooks)),
       clock_(hooks_.clock.get()),

@@ -3,6 +3,7 @@
 #include "metrics_http.h"
 
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/net/error.h>
 
 #include <fmt/chrono.h>
@@ -14,24 +15,15 @@
 namespace wheelbeat::net {
 namespace {
 
-[[noreturn]] void fail(std::string_view path, std::string_view value, std::string_view expected) {
-  throw std::invalid_argument(
-      fmt::format("MetricsEndpointOptions.{} = {} (expected: {})", path, value, expected));
+[[noreturn]] void fail(std::string field, std::string value, std::string expected) {
+  throw core::OptionError("MetricsEndpointOptions", std::move(field), std::move(value),
+                          std::move(expected));
 }
 
 Endpoint checked(const MetricsEndpointOptions& o, const std::function<std::string()>& render) {
-  const auto where = parseEndpoint(o.listen);
-  if (!where) {
-    fail("listen", fmt::format("\"{}\"", o.listen),
-         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
-  }
-  if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
-  if (o.requestTimeout <= std::chrono::milliseconds(0)) {
-    fail("requestTimeout", fmt::format("{}", o.requestTimeout), "> 0ms");
-  }
-  if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
+  validate(o);
   if (!render) throw std::invalid_argument("MetricsEndpoint::start: render is empty");
-  return *where;
+  return *parseEndpoint(o.listen);
 }
 
 // The path of a request target: "/metrics?x=1" -> "/metrics". An absolute-form target
@@ -45,6 +37,18 @@ std::string_view pathOf(std::string_view url) {
 }
 
 }  // namespace
+
+void validate(const MetricsEndpointOptions& o) {
+  if (!parseEndpoint(o.listen)) {
+    fail("listen", fmt::format("\"{}\"", o.listen),
+         R"("host:port", IPv6 as "[::1]:9464", port 0..65535 (0 = any free port))");
+  }
+  if (o.maxHeaderBytes < 256) fail("maxHeaderBytes", std::to_string(o.maxHeaderBytes), ">= 256");
+  if (o.requestTimeout <= std::chrono::milliseconds(0)) {
+    fail("requestTimeout", fmt::format("{}", o.requestTimeout), "> 0");
+  }
+  if (o.maxConnections == 0) fail("maxConnections", "0", ">= 1");
+}
 
 // Core
 

@@ -1,3 +1,4 @@
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/net/options.h>
 
 #include <fmt/chrono.h>
@@ -11,8 +12,13 @@
 namespace wheelbeat::net {
 namespace {
 
-[[noreturn]] void fail(std::string_view path, std::string_view value, std::string_view expected) {
-  throw std::invalid_argument(fmt::format("{} = {} (expected: {})", path, value, expected));
+// `path`: "ServerOptions.codec.maxBody" — the struct, then the member.
+[[noreturn]] void fail(std::string_view path, std::string value, std::string expected,
+                       std::string other = {}, std::string otherExpected = {}) {
+  const std::size_t dot = path.find('.');
+  throw core::OptionError(std::string(path.substr(0, dot)), std::string(path.substr(dot + 1)),
+                          std::move(value), std::move(expected), std::move(other),
+                          std::move(otherExpected));
 }
 
 std::string quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
@@ -32,19 +38,19 @@ void checkCodec(const CodecOptions& o, std::string_view path) {
 void checkSendQueue(std::size_t queue, const CodecOptions& codec, std::string_view path) {
   if (queue < codec.maxBody + 16) {
     fail(fmt::format("{}.maxSendQueue", path), std::to_string(queue),
-         fmt::format(">= codec.maxBody + 16 = {}", codec.maxBody + 16));
+         fmt::format(">= codec.maxBody + 16 = {}", codec.maxBody + 16), "codec.maxBody",
+         fmt::format("<= maxSendQueue - 16 = {}", queue < 16 ? 0 : queue - 16));
   }
 }
 
-// Re-throws a nested validator's message under `path` ("HeartbeatOptions.x" → "path.x").
+// Re-throws a nested validator's error under `member` of `options` ("HeartbeatOptions.x" →
+// "ServerOptions.heartbeat.x").
 template <typename Options>
-void checkNested(const Options& o, std::string_view prefix, std::string_view path) {
+void checkNested(const Options& o, std::string options, std::string_view member) {
   try {
     tasks::validate(o);
-  } catch (const std::invalid_argument& e) {
-    std::string_view message = e.what();
-    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
-    throw std::invalid_argument(fmt::format("{}{}", path, message));
+  } catch (const core::OptionError& e) {
+    throw e.within(std::move(options), member);
   }
 }
 
@@ -62,7 +68,7 @@ void validate(const ServerOptions& o) {
   if (o.shutdownGrace < std::chrono::nanoseconds(0)) {
     fail("ServerOptions.shutdownGrace", fmt::format("{}", o.shutdownGrace), ">= 0");
   }
-  checkNested(o.heartbeat, "HeartbeatOptions", "ServerOptions.heartbeat");
+  checkNested(o.heartbeat, "ServerOptions", "heartbeat");
 }
 
 void validate(const ClientOptions& o) {
@@ -72,7 +78,7 @@ void validate(const ClientOptions& o) {
   }
   checkCodec(o.codec, "ClientOptions.codec");
   checkSendQueue(o.maxSendQueue, o.codec, "ClientOptions");
-  checkNested(o.heartbeat, "HeartbeatOptions", "ClientOptions.heartbeat");
+  checkNested(o.heartbeat, "ClientOptions", "heartbeat");
 }
 
 }  // namespace wheelbeat::net

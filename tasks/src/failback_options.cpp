@@ -1,5 +1,6 @@
 // FailbackOptions validation, names, and the listener / metrics plumbing of failback.h.
 #include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/tasks/failback.h>
 
 #include <fmt/format.h>
@@ -13,11 +14,8 @@ namespace {
 void validateRetry(const RetryOptions& o, std::string_view field) {
   try {
     validate(o);
-  } catch (const std::invalid_argument& e) {
-    constexpr std::string_view kPrefix = "RetryOptions.";
-    std::string_view message = e.what();
-    if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
-    throw std::invalid_argument(fmt::format("FailbackOptions.{}.{}", field, message));
+  } catch (const core::OptionError& e) {
+    throw e.within("FailbackOptions", field);
   }
 }
 
@@ -27,8 +25,8 @@ void validate(const FailbackOptions& o) {
   validateRetry(o.registryRetry, "registryRetry");
   validateRetry(o.invocationRetry, "invocationRetry");
   if (o.maxPendingRetries < 1) {
-    throw std::invalid_argument(fmt::format(
-        "FailbackOptions.maxPendingRetries = {} (expected: >= 1)", o.maxPendingRetries));
+    throw core::OptionError("FailbackOptions", "maxPendingRetries",
+                            std::to_string(o.maxPendingRetries), ">= 1");
   }
 }
 

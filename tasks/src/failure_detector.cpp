@@ -2,6 +2,7 @@
 // times with exact integer running sums, so the mean and the variance cost O(1) per frame and per
 // check, whatever the window.
 #include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/tasks/failure_detector.h>
 
 #include <fmt/format.h>
@@ -18,10 +19,8 @@ using std::chrono::nanoseconds;
 
 constexpr std::size_t kMaxWindow = 100000;
 
-[[noreturn]] void reject(std::string_view field, std::string_view value,
-                         std::string_view expected) {
-  throw std::invalid_argument(
-      fmt::format("PhiOptions.{} = {} (expected: {})", field, value, expected));
+[[noreturn]] void reject(std::string field, std::string value, std::string expected) {
+  throw core::OptionError("PhiOptions", std::move(field), std::move(value), std::move(expected));
 }
 
 double toMicros(nanoseconds d) noexcept { return static_cast<double>(d.count()) / 1000.0; }

@@ -1,5 +1,6 @@
 #include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 
 #include <algorithm>
@@ -16,10 +17,10 @@ namespace {
 using core::formatDuration;
 using std::chrono::nanoseconds;
 
-[[noreturn]] void reject(std::string_view field, std::string_view value,
-                         std::string_view expected) {
-  throw std::invalid_argument(
-      fmt::format("HeartbeatOptions.{} = {} (expected: {})", field, value, expected));
+[[noreturn]] void reject(std::string field, std::string value, std::string expected,
+                         std::string other = {}, std::string otherExpected = {}) {
+  throw core::OptionError("HeartbeatOptions", std::move(field), std::move(value),
+                          std::move(expected), std::move(other), std::move(otherExpected));
 }
 
 nanoseconds saturatingTimes(nanoseconds d, std::int64_t k) noexcept {
@@ -46,13 +47,11 @@ const HeartbeatOptions& checked(const HeartbeatOptions& o) {
 // Runs a nested validate(), renaming its messages: "RetryOptions.maxDelay = ..." becomes
 // "HeartbeatOptions.reconnect.maxDelay = ...".
 template <typename Check>
-void nested(std::string_view field, std::string_view prefix, Check check) {
+void nested(std::string_view field, Check check) {
   try {
     check();
-  } catch (const std::invalid_argument& e) {
-    std::string_view message = e.what();
-    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
-    throw std::invalid_argument(fmt::format("HeartbeatOptions.{}.{}", field, message));
+  } catch (const core::OptionError& e) {
+    throw e.within("HeartbeatOptions", field);
   }
 }
 
@@ -120,13 +119,14 @@ void validate(const HeartbeatOptions& o) {
   const nanoseconds twice = saturatingTimes(o.interval, 2);
   if (o.idleTimeout != nanoseconds(0) && o.idleTimeout < twice) {
     reject("idleTimeout", core::formatDurationExact(o.idleTimeout),
-           fmt::format(">= 2 * interval = {}", core::formatDurationExact(twice)));
+           fmt::format(">= 2 * interval = {}", core::formatDurationExact(twice)), "interval",
+           fmt::format("<= idleTimeout / 2 = {}", core::formatDurationExact(o.idleTimeout / 2)));
   }
   if (o.closeTimeout < nanoseconds(0)) {
     reject("closeTimeout", core::formatDurationExact(o.closeTimeout), ">= 0");
   }
-  nested("reconnect", "RetryOptions.", [&] { validate(o.reconnect); });
-  nested("phi", "PhiOptions.", [&] { validate(o.phi); });
+  nested("reconnect", [&] { validate(o.reconnect); });
+  nested("phi", [&] { validate(o.phi); });
 }
 
 // HeartbeatTimerTask

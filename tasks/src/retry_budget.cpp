@@ -1,4 +1,5 @@
 #include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/tasks/retry_budget.h>
 
 #include <algorithm>
@@ -37,17 +38,17 @@ std::size_t ringIndex(std::int64_t slice) noexcept {
 
 void validate(const RetryBudgetOptions& o) {
   if (!(o.ratio >= 0.0 && o.ratio <= kMaxRatio)) {  // also rejects NaN
-    throw std::invalid_argument(fmt::format(
-        "RetryBudgetOptions.ratio = {} (expected: 0 <= ratio <= {})", o.ratio, kMaxRatio));
+    throw core::OptionError("RetryBudgetOptions", "ratio", fmt::format("{}", o.ratio),
+                            fmt::format("0 <= ratio <= {}", kMaxRatio));
   }
   if (o.minRetriesPerSecond < 0 || o.minRetriesPerSecond > kMaxMinRetriesPerSecond) {
-    throw std::invalid_argument(
-        fmt::format("RetryBudgetOptions.minRetriesPerSecond = {} (expected: 0..{})",
-                    o.minRetriesPerSecond, kMaxMinRetriesPerSecond));
+    throw core::OptionError("RetryBudgetOptions", "minRetriesPerSecond",
+                            std::to_string(o.minRetriesPerSecond),
+                            fmt::format("0..{}", kMaxMinRetriesPerSecond));
   }
   if (o.window < std::chrono::milliseconds(1)) {
-    throw std::invalid_argument(fmt::format("RetryBudgetOptions.window = {} (expected: >= 1ms)",
-                                            core::formatDurationExact(o.window)));
+    throw core::OptionError("RetryBudgetOptions", "window", core::formatDurationExact(o.window),
+                            ">= 1ms");
   }
 }
 

@@ -1,4 +1,5 @@
 #include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/tasks/retry_policy.h>
 
 #include <algorithm>
@@ -13,10 +14,10 @@ namespace {
 using std::chrono::nanoseconds;
 constexpr std::int64_t kMaxNs = std::numeric_limits<std::int64_t>::max();
 
-[[noreturn]] void reject(std::string_view field, std::string_view value,
-                         std::string_view expected) {
-  throw std::invalid_argument(
-      fmt::format("RetryOptions.{} = {} (expected: {})", field, value, expected));
+[[noreturn]] void reject(std::string field, std::string value, std::string expected,
+                         std::string other = {}, std::string otherExpected = {}) {
+  throw core::OptionError("RetryOptions", std::move(field), std::move(value), std::move(expected),
+                          std::move(other), std::move(otherExpected));
 }
 
 void validateNames(std::string_view field, const std::vector<std::string>& names) {
@@ -77,7 +78,8 @@ void validate(const RetryOptions& o) {
   }
   if (o.maxDelay < o.initialDelay) {
     reject("maxDelay", formatDurationExact(o.maxDelay),
-           fmt::format(">= initialDelay = {}", formatDurationExact(o.initialDelay)));
+           fmt::format(">= initialDelay = {}", formatDurationExact(o.initialDelay)), "initialDelay",
+           fmt::format("<= maxDelay = {}", formatDurationExact(o.maxDelay)));
   }
   switch (o.jitter) {
     case Jitter::None:

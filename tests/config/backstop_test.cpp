@@ -75,10 +75,9 @@ TEST_CASE(
            R"x("MetricsEndpointOptions.listen = \"9464\" (expected: \"host:port\", IPv6 as \"[::1]:9464\", port 0..65535 (0 = any free port))")x",
            kExpected}});
   c.metrics = wheelbeat::net::MetricsEndpointOptions{.requestTimeout = 0ms};
-  CHECK(
-      backstopErrors(c) ==
-      std::vector<ConfigError>{
-          {"", R"x("MetricsEndpointOptions.requestTimeout = 0ms (expected: > 0ms)")x", kExpected}});
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{
+            {"", R"x("MetricsEndpointOptions.requestTimeout = 0ms (expected: > 0)")x", kExpected}});
   c.metrics = wheelbeat::net::MetricsEndpointOptions{.maxConnections = 0};
   CHECK(backstopErrors(c) ==
         std::vector<ConfigError>{

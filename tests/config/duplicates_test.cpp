@@ -54,8 +54,7 @@ TEST_CASE("duplicate keys: escaped in the pointer and reported before the other 
   CHECK(wbtest::messagesOf(R"({"retry":{"a/b~c":{},"a/b~c":{"max_attempts":-2}}})") ==
         std::vector<std::string>{
             dup(R"(/retry/a~1b~0c: {"max_attempts":-2})"),
-            "/retry/a~1b~0c/max_attempts: -2 (expected: an integer: -1 (forever), 0 (no retry) "
-            "or a maximum > 0)"});
+            "/retry/a~1b~0c/max_attempts: -2 (expected: -1 (forever), 0 (none) or > 0)"});
 }
 
 TEST_CASE("duplicate keys: a document with one never yields a Config") {

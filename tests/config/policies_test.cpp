@@ -49,7 +49,7 @@ TEST_CASE("named policies: an unknown name lists the known ones") {
 
 TEST_CASE("named policies: a reference to a bad entry reports the entry only") {
   CHECK(wbtest::messagesOf(R"({"heartbeat":{"reconnect":"p"},"retry":{"p":{"multiplier":"2"}}})") ==
-        std::vector<std::string>{R"(/retry/p/multiplier: "2" (expected: a number >= 1))"});
+        std::vector<std::string>{R"(/retry/p/multiplier: "2" (expected: a number))"});
 }
 
 TEST_CASE("named policies: names are not resolved inside retry entries") {

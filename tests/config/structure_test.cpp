@@ -72,17 +72,19 @@ TEST_CASE("unknown keys: near misses in case or spelling are not accepted") {
 TEST_CASE("type errors: each kind of value rejects the other JSON types") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       // pointer → expectation, for values of the wrong type: null, true, "s", [], {}
-      {"/wheel/ticks_per_wheel", "an integer in 1..1073741824 (rounded up to a power of two)"},
-      {"/retry_budget/ratio", "a number in 0..1000"},
+      // A value that is no value of the key's type says the type; the key's rules come from its
+      // layer's validate() once the type is right.
+      {"/wheel/ticks_per_wheel", "an integer"},
+      {"/retry_budget/ratio", "a number"},
       {"/heartbeat/detector", R"(one of "fixed", "phi")"},
       {"/failback/check", "true or false"},
       {"/registry/kind", R"(one of "embedded", "redis", "zookeeper")"},
-      {"/registry/group", "a non-empty string without whitespace"},
+      {"/registry/group", "a string"},
       {"/loop/max_partial_bytes", "an integer >= 0 (bytes; 0 = unlimited)"},
       {"/loop/io_threads", "an integer in 0..1024 (0 = one per core)"},
       {"/server/max_connections", "an integer >= 0 (0 = unlimited)"},
       {"/server/shutdown_grace", kDuration},
-      {"/server/max_body", "an integer in 1..2147483647"},
+      {"/server/max_body", "an integer >= 0"},
       {"/service/interface", "a non-empty name without whitespace, '/' or '?'"},
       {"/service/application", "a non-empty name without whitespace"},
       {"/service/version", R"(a string without whitespace ("" = unversioned))"},

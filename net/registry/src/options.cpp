@@ -1,3 +1,4 @@
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/registry/options.h>
 
 #include <fmt/chrono.h>
@@ -20,19 +21,21 @@ constexpr std::array<std::pair<RegistryKind, std::string_view>, 3> kKinds{{
 }};
 constexpr std::string_view kKindList = "embedded, redis or zookeeper";
 
-[[noreturn]] void fail(std::string_view path, std::string_view value, std::string_view expected) {
-  throw std::invalid_argument(fmt::format("{} = {} (expected: {})", path, value, expected));
+// `path`: "RegistryOptions.address.port" — the struct, then the member.
+[[noreturn]] void fail(std::string_view path, std::string value, std::string expected) {
+  const std::size_t dot = path.find('.');
+  throw core::OptionError(std::string(path.substr(0, dot)), std::string(path.substr(dot + 1)),
+                          std::move(value), std::move(expected));
 }
 
-// Re-throws a nested validator's message under `path` ("ClientOptions.x" → "path.x").
+// Re-throws a nested validator's error under `member` ("ClientOptions.x" →
+// "RegistrySetup.client.x").
 template <typename Validate>
-void nested(Validate validate, std::string_view prefix, std::string_view path) {
+void nested(Validate validate, std::string_view member) {
   try {
     validate();
-  } catch (const std::invalid_argument& e) {
-    std::string_view message = e.what();
-    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
-    throw std::invalid_argument(fmt::format("{}{}", path, message));
+  } catch (const core::OptionError& e) {
+    throw e.within("RegistrySetup", member);
   }
 }
 
@@ -63,7 +66,7 @@ net::Endpoint endpointOf(std::string_view url, std::string_view authority) {
 void validate(const RegistryOptions& o) {
   if (std::none_of(kKinds.begin(), kKinds.end(),
                    [&](const auto& k) { return k.first == o.kind; })) {
-    fail("RegistryOptions.kind", std::to_string(static_cast<int>(o.kind)), kKindList);
+    fail("RegistryOptions.kind", std::to_string(static_cast<int>(o.kind)), std::string(kKindList));
   }
   if (o.address.host.empty()) fail("RegistryOptions.address.host", "\"\"", "a non-empty host");
   if (o.address.port == 0) fail("RegistryOptions.address.port", "0", "1 .. 65535");
@@ -79,8 +82,8 @@ void validate(const RegistrySetup& s) {
   validate(s.registry);
   net::ClientOptions client = s.client;
   client.server = s.registry.address;
-  nested([&] { net::validate(client); }, "ClientOptions", "RegistrySetup.client");
-  nested([&] { tasks::validate(s.failback); }, "FailbackOptions", "RegistrySetup.failback");
+  nested([&] { net::validate(client); }, "client");
+  nested([&] { tasks::validate(s.failback); }, "failback");
   if (s.requestTimeout <= std::chrono::nanoseconds(0)) {
     fail("RegistrySetup.requestTimeout", fmt::format("{}", s.requestTimeout), "> 0");
   }

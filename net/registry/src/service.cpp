@@ -2,6 +2,7 @@
 // built and matched by dubbo_url.
 #include "dubbo_url.h"
 
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/registry/service.h>
 
 #include <fmt/format.h>
@@ -13,10 +14,9 @@
 namespace wheelbeat::registry {
 namespace {
 
-[[noreturn]] void reject(std::string_view field, std::string_view value,
-                         std::string_view expected) {
-  throw std::invalid_argument(
-      fmt::format("ServiceOptions.{} = \"{}\" (expected: {})", field, value, expected));
+[[noreturn]] void reject(std::string field, std::string_view value, std::string expected) {
+  throw core::OptionError("ServiceOptions", std::move(field), fmt::format("\"{}\"", value),
+                          std::move(expected));
 }
 
 bool hasAny(std::string_view s, std::string_view chars) {

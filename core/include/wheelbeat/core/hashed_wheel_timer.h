@@ -64,6 +64,12 @@ struct WheelOptions {
   std::int64_t maxPendingTimeouts = 0;
 };
 
+// Throws core::OptionError (option_error.h) naming the first bad member, its value and the
+// expectation: tickDuration > 0; ticksPerWheel in 1..2^30; tickDuration (at least 1 ms) times
+// ticksPerWheel rounded up to a power of two within int64 nanoseconds. HashedWheelTimer's
+// constructor checks the same. Thread: any.
+void validate(const WheelOptions& options);
+
 enum class Drive {
   Thread,  // the timer owns a worker thread, started on first use (Netty's model)
   Manual,  // no thread: the owner calls advance() (tests with a ManualClock, or an event loop:

@@ -47,6 +47,10 @@ struct MetricsEndpointOptions {
   std::size_t maxConnections = 64;
 };
 
+// Throws core::OptionError naming the first bad member, its value and the expectation (the
+// rules in the comments above); MetricsEndpoint::start() checks the same. Thread: any.
+void validate(const MetricsEndpointOptions& options);
+
 class MetricsEndpoint {
 public:
   // Answers queued for one connection beyond which it is closed (a peer that never reads).
