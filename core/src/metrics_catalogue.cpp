@@ -18,7 +18,8 @@ constexpr std::string_view kStates[] = {"disconnected", "connecting", "connected
 constexpr std::string_view kKinds[] = {"bad-magic", "body-too-large", "truncated-at-eof",
                                        "partial-frame-budget", "out-of-memory"};
 constexpr std::string_view kEngines[] = {"embedded", "redis", "zookeeper"};
-// tasks::cluster's names: CallMachine's outcomes, AttemptKind, EjectReason; a refused extra's cause.
+// tasks::cluster's names: CallMachine's outcomes, AttemptKind, EjectReason; a refused extra's
+// cause.
 constexpr std::string_view kOutcomes[] = {"ok", "failed", "failsafe"};
 constexpr std::string_view kAttemptKinds[] = {"first", "retry", "hedge"};
 constexpr std::string_view kExtraKinds[] = {"retry", "hedge"};
@@ -99,8 +100,7 @@ constexpr MetricDef kCatalogue[] = {
      "Empty provider lists held back by empty-list protection."},
     // Calls over a provider set (cluster::ServiceClient::writeMetrics).
     {"wheelbeat_cluster_calls_total", T::Counter,
-     "Calls ended, by outcome (failsafe: a failure turned into an empty success).",
-     kOutcome},
+     "Calls ended, by outcome (failsafe: a failure turned into an empty success).", kOutcome},
     {"wheelbeat_cluster_attempts_total", T::Counter, "Attempts sent, by kind.", kAttemptKind},
     {"wheelbeat_cluster_extra_refused_total", T::Counter,
      "Retries and hedges not sent: no budget token, or over the load cap.", kRefused},

@@ -15,12 +15,11 @@
 
 #include "say.h"
 
-#include <command_line.h>
-
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/metrics_endpoint.h>
 
+#include <command_line.h>
 #include <fmt/format.h>
 
 #include <cstdio>
