@@ -1,4 +1,4 @@
-// wheelbeat_bench: issue 2's benchmark scenarios for the wheel and the heap baseline.
+// wheelbeat_bench: the wheel's benchmark scenarios, against a heap baseline.
 //   wheelbeat_bench [--scenario S1,S5] [--reps N] [--quick] [--impl wheelbeat|heap|both]
 //                   [--self-check]
 // JSON lines on stdout (see report.h); progress and errors on stderr.
@@ -28,7 +28,7 @@ constexpr const char* kSynopsis =
     "       wheelbeat_bench --help | --version";
 
 constexpr const char* kDescription =
-    "Issue 2's benchmark scenarios (S1-S7) for the wheel and a heap-based baseline: one JSON\n"
+    "The wheel's benchmark scenarios (S1-S7) against a heap-based baseline: one JSON\n"
     "line per scenario and implementation on stdout, progress on stderr. Exit status: 0 done,\n"
     "1 a run or the self-check failed, 2 bad usage.";
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wheelbeat against Netty 4.1.48's HashedWheelTimer, measured in the same run (issue 14, item 3):
+# wheelbeat against Netty 4.1.48's HashedWheelTimer, measured in the same run:
 #   tests/bench/netty_compare.sh RESULTS.jsonl
 # reads the JSON lines of wheelbeat_bench and wheelbeat_netty_bench (the last line of each
 # scenario and impl wins) and prints, for every scenario both measured, one JSON line

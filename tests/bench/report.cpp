@@ -11,7 +11,7 @@
 namespace wheelbeat::bench {
 namespace {
 
-// Issue 2, section 4: the figures wheelbeat must reach on this machine class.
+// The figures wheelbeat must reach on this machine class (docs/performance.md).
 struct Target {
   std::string_view scenario;
   std::string_view metric;
@@ -19,7 +19,7 @@ struct Target {
   bool atLeast;  // false: the metric must be <= bound
 };
 constexpr Target kTargets[] = {
-    // The same scenarios on Netty 4.1.48 (issue 2) in the comments.
+    // The same scenarios on Netty 4.1.48 in the comments.
     {"S1", "ns_per_op", 10, false},              // 37.5 ns
     {"S2", "ns_per_pair", 12, false},            // 48.7 ns
     {"S3", "ns_per_op", 15, false},              // 42.8 ns

@@ -33,7 +33,8 @@ std::string resultLine(const ScenarioDef& def, ImplKind impl, const Metrics& med
 // ratio = wheelbeat's headline metric / heap's.
 std::string compareLine(const ScenarioDef& def, double ratio);
 
-// Whether wheelbeat's medians meet issue 2's targets for that scenario (nullopt: no target).
+// Whether wheelbeat's medians meet the wheel's targets for that scenario (nullopt: no target;
+// docs/performance.md).
 std::optional<bool> meetsTarget(std::string_view scenario, const Metrics& medians);
 
 }  // namespace wheelbeat::bench

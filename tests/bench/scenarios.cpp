@@ -10,7 +10,7 @@ std::string_view implName(ImplKind kind) {
 }
 
 const std::vector<ScenarioDef>& allScenarios() {
-  // Sizes from issue 2, section 4; quick sizes only need to exercise every code path.
+  // The scenarios' sizes (docs/performance.md); quick sizes only need to exercise every code path.
   static const std::vector<ScenarioDef> table{
       {"S1", "ns_per_op", false, 1'000'000, 20'000, &runS1},
       {"S2", "ns_per_pair", false, 1'000'000, 20'000, &runS2},

@@ -1,5 +1,5 @@
-// The benchmark scenarios of issue 2, section 4, as a table: id, headline metric, sizes, and the
-// function that runs one repetition for one implementation and returns its metrics.
+// The wheel's benchmark scenarios (docs/performance.md), as a table: id, headline metric, sizes,
+// and the function that runs one repetition for one implementation and returns its metrics.
 #pragma once
 
 #include <cstdint>
