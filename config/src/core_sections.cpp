@@ -11,7 +11,7 @@ using B = tasks::RetryBudgetOptions;
 
 constexpr IntCodec<std::int64_t> kMaxPending{0, kMaxInt, "an integer >= 0 (0: unlimited)"};
 
-constexpr std::array<Field<W>, 3> kWheelFields{{
+constexpr Field<W> kWheelFields[] = {
     field<W, &W::tickDuration, kDuration>(
         "tick", "tickDuration",
         "Length of one tick, > 0 (below 1ms the timer uses 1ms and warns)."),
@@ -21,15 +21,15 @@ constexpr std::array<Field<W>, 3> kWheelFields{{
     field<W, &W::maxPendingTimeouts, kMaxPending>(
         "max_pending", "maxPendingTimeouts",
         "Timeouts pending at most before newTimeout() is rejected; 0 = unlimited."),
-}};
+};
 
-constexpr std::array<Field<B>, 3> kBudgetFields{{
+constexpr Field<B> kBudgetFields[] = {
     field<B, &B::ratio, kNumber>("ratio", "ratio", "Tokens (retries) earned per original request."),
     field<B, &B::minRetriesPerSecond, kInt64>("min_retries_per_second", "minRetriesPerSecond",
                                               "Retries always allowed per second (the reserve)."),
     field<B, &B::window, kDuration>("window", "window",
                                     "How long an earned token can be spent, >= 1ms."),
-}};
+};
 
 }  // namespace
 

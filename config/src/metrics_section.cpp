@@ -14,7 +14,7 @@ using M = net::MetricsEndpointOptions;
 constexpr EndpointTextCodec kListen{0};
 constexpr MillisCodec kRequestTimeout{"a whole number of milliseconds"};
 
-constexpr std::array<Field<M>, 4> kMetricsFields{{
+constexpr Field<M> kMetricsFields[] = {
     field<M, &M::listen, kListen>(
         "listen", "listen",
         "Address to serve on, e.g. \"127.0.0.1:9464\" (Prometheus' customary exporter port) or "
@@ -30,7 +30,7 @@ constexpr std::array<Field<M>, 4> kMetricsFields{{
     field<M, &M::maxConnections, kSize>(
         "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once."),
-}};
+};
 
 }  // namespace
 

@@ -20,7 +20,7 @@ constexpr EnumCodec<Jitter, 5> kJitter{
     {"none", "full", "equal", "decorrelated", "proportional"},
     {Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated, Jitter::Proportional}};
 
-constexpr std::array<Field<R>, 10> kPolicyFields{{
+constexpr Field<R> kPolicyFields[] = {
     field<R, &R::backoff, kBackoff>("backoff", "backoff",
                                     "fixed: initial_delay each time; exponential: initial_delay "
                                     "* multiplier^(n-1), capped at max_delay."),
@@ -44,7 +44,7 @@ constexpr std::array<Field<R>, 10> kPolicyFields{{
         "Error names retried (exact match); empty = every error not in ignore."),
     field<R, &R::ignore, kErrorNames>("ignore", "ignore",
                                       "Error names never retried; wins over retry_on."),
-}};
+};
 
 }  // namespace
 
