@@ -49,14 +49,14 @@ constexpr Field<G> kRegistryFields[] = {
 constexpr IntCodec<std::size_t> kMaxConnections{0, kMaxSize, "an integer >= 0 (0 = unlimited)"};
 constexpr auto kBody = [](auto& o) -> auto& { return o.codec.maxBody; };
 constexpr std::string_view kBodyText =
-    "Largest frame body accepted or sent, in bytes (Dubbo's payload).";
+    "Largest frame body accepted or sent, in bytes (Dubbo's payload), 1..2147483647.";
 constexpr std::string_view kQueueText =
     "Bytes queued per channel but not yet written, at most; >= max_body + 16.";
 
 constexpr Field<S> kServerFields[] = {
     field<S, &S::listen, kEndpoint>("listen", "listen",
                                     "Address to listen on; port 0..65535, 0 = any free port."),
-    field<S, &S::backlog, kInt>("backlog", "backlog", "listen(2) backlog."),
+    field<S, &S::backlog, kInt>("backlog", "backlog", "listen(2) backlog, 1..65535."),
     field<S, &S::maxConnections, kMaxConnections>(
         "max_connections", "maxConnections",
         "Connections open at once; one beyond it is accepted and closed at once (Dubbo's "

@@ -27,14 +27,15 @@ constexpr Field<R> kPolicyFields[] = {
     field<R, &R::initialDelay, kDuration>("initial_delay", "initialDelay",
                                           "Delay before the first retry, > 0."),
     field<R, &R::multiplier, kNumber>("multiplier", "multiplier",
-                                      "Growth per retry (exponential backoff)."),
+                                      "Growth per retry (exponential backoff), >= 1."),
     field<R, &R::maxDelay, kDuration>("max_delay", "maxDelay",
                                       "Cap of every delay, >= initial_delay."),
     field<R, &R::jitter, kJitter>("jitter", "jitter",
                                   "Randomization of each delay (AWS 'Exponential Backoff and "
                                   "Jitter'; proportional: gRPC's +-jitter_ratio)."),
-    field<R, &R::jitterRatio, kNumber>("jitter_ratio", "jitterRatio",
-                                       "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
+    field<R, &R::jitterRatio, kNumber>(
+        "jitter_ratio", "jitterRatio",
+        "Proportional jitter: delay * U[1 - ratio, 1 + ratio]; 0..1."),
     field<R, &R::maxAttempts, kInt64>("max_attempts", "maxAttempts",
                                       "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
     field<R, &R::deadline, kDuration>("deadline", "deadline",

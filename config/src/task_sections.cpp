@@ -17,14 +17,15 @@ constexpr Field<P> kPhiFields[] = {
     field<P, &P::threshold, kNumber>(
         "threshold", "threshold",
         "Suspect the connection at phi >= threshold (phi = 8: a 1e-8 chance that a frame is "
-        "still coming)."),
+        "still coming); > 0."),
     field<P, &P::minStdDeviation, kDuration>(
         "min_std_deviation", "minStdDeviation",
         "Floor of the inter-arrival times' standard deviation, > 0."),
     field<P, &P::acceptablePause, kDuration>(
         "acceptable_pause", "acceptablePause",
         "Added to the mean inter-arrival time (GC pauses, a loaded host), >= 0."),
-    field<P, &P::window, kSize>("window", "window", "Inter-arrival samples kept per channel."),
+    field<P, &P::window, kSize>("window", "window",
+                                "Inter-arrival samples kept per channel, 1..100000."),
 };
 
 constexpr Section<P> kPhiSection{kPhiFields, [](const P& o) { tasks::validate(o); }};
