@@ -11,25 +11,27 @@ using B = tasks::RetryBudgetOptions;
 
 constexpr IntCodec<std::int64_t> kMaxPending{0, kMaxInt, "an integer >= 0 (0: unlimited)"};
 
-constexpr std::array<Field<W>, 3> kWheelFields{{
+constexpr Field<W> kWheelFields[] = {
     field<W, &W::tickDuration, kDuration>(
         "tick", "tickDuration",
         "Length of one tick, > 0 (below 1ms the timer uses 1ms and warns)."),
     field<W, &W::ticksPerWheel, kInt64>(
         "ticks_per_wheel", "ticksPerWheel",
-        "Slots of the finest wheel level, rounded up to a power of two."),
+        "Slots of the finest wheel level, 1..1073741824, rounded up to a power of two."),
     field<W, &W::maxPendingTimeouts, kMaxPending>(
         "max_pending", "maxPendingTimeouts",
         "Timeouts pending at most before newTimeout() is rejected; 0 = unlimited."),
-}};
+};
 
-constexpr std::array<Field<B>, 3> kBudgetFields{{
-    field<B, &B::ratio, kNumber>("ratio", "ratio", "Tokens (retries) earned per original request."),
-    field<B, &B::minRetriesPerSecond, kInt64>("min_retries_per_second", "minRetriesPerSecond",
-                                              "Retries always allowed per second (the reserve)."),
+constexpr Field<B> kBudgetFields[] = {
+    field<B, &B::ratio, kNumber>("ratio", "ratio",
+                                 "Tokens (retries) earned per original request, 0..1000."),
+    field<B, &B::minRetriesPerSecond, kInt64>(
+        "min_retries_per_second", "minRetriesPerSecond",
+        "Retries always allowed per second (the reserve), 0..1000000000."),
     field<B, &B::window, kDuration>("window", "window",
                                     "How long an earned token can be spent, >= 1ms."),
-}};
+};
 
 }  // namespace
 

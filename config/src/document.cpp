@@ -101,7 +101,7 @@ constexpr RetryMapCodec kRetryMap{};
 constexpr OptionalSectionCodec<net::MetricsEndpointOptions> kMetrics{kMetricsSection};
 constexpr ServiceCodec kService{};
 
-constexpr std::array<Field<Config>, 12> kDocumentFields{{
+constexpr Field<Config> kDocumentFields[] = {
     field<Config, &Config::logLevel, kLogLevel>(
         "log_level", "logLevel",
         "Messages below this level are dropped (wheelbeat::core::setLogLevel)."),
@@ -143,7 +143,7 @@ constexpr std::array<Field<Config>, 12> kDocumentFields{{
         "The Prometheus scrape endpoint, GET /metrics over HTTP/1.1 "
         "(net::MetricsEndpointOptions, for net::MetricsEndpoint::start). Without this section "
         "there is no endpoint; with it, listen is required."),
-}};
+};
 
 std::atomic<std::uint64_t> gBackstopHits{0};
 

@@ -14,14 +14,14 @@ using M = net::MetricsEndpointOptions;
 constexpr EndpointTextCodec kListen{0};
 constexpr MillisCodec kRequestTimeout{"a whole number of milliseconds"};
 
-constexpr std::array<Field<M>, 4> kMetricsFields{{
+constexpr Field<M> kMetricsFields[] = {
     field<M, &M::listen, kListen>(
         "listen", "listen",
         "Address to serve on, e.g. \"127.0.0.1:9464\" (Prometheus' customary exporter port) or "
         "\"[::1]:9464\"; port 0..65535, 0 = any free port. Required."),
-    field<M, &M::maxHeaderBytes, kSize>(
-        "max_header_bytes", "maxHeaderBytes",
-        "Request line + headers of one request, in bytes; more closes the connection (431)."),
+    field<M, &M::maxHeaderBytes, kSize>("max_header_bytes", "maxHeaderBytes",
+                                        "Request line + headers of one request, in bytes, >= 256; "
+                                        "more closes the connection (431)."),
     field<M, &M::requestTimeout, kRequestTimeout>(
         "request_timeout", "requestTimeout",
         "A request not complete within this time of the connection's accept or of the previous "
@@ -29,8 +29,8 @@ constexpr std::array<Field<M>, 4> kMetricsFields{{
         "milliseconds."),
     field<M, &M::maxConnections, kSize>(
         "max_connections", "maxConnections",
-        "Connections open at once; one beyond it is accepted and closed at once."),
-}};
+        "Connections open at once, >= 1; one beyond it is accepted and closed at once."),
+};
 
 }  // namespace
 

@@ -20,21 +20,22 @@ constexpr EnumCodec<Jitter, 5> kJitter{
     {"none", "full", "equal", "decorrelated", "proportional"},
     {Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated, Jitter::Proportional}};
 
-constexpr std::array<Field<R>, 10> kPolicyFields{{
+constexpr Field<R> kPolicyFields[] = {
     field<R, &R::backoff, kBackoff>("backoff", "backoff",
                                     "fixed: initial_delay each time; exponential: initial_delay "
                                     "* multiplier^(n-1), capped at max_delay."),
     field<R, &R::initialDelay, kDuration>("initial_delay", "initialDelay",
                                           "Delay before the first retry, > 0."),
     field<R, &R::multiplier, kNumber>("multiplier", "multiplier",
-                                      "Growth per retry (exponential backoff)."),
+                                      "Growth per retry (exponential backoff), >= 1."),
     field<R, &R::maxDelay, kDuration>("max_delay", "maxDelay",
                                       "Cap of every delay, >= initial_delay."),
     field<R, &R::jitter, kJitter>("jitter", "jitter",
                                   "Randomization of each delay (AWS 'Exponential Backoff and "
                                   "Jitter'; proportional: gRPC's +-jitter_ratio)."),
-    field<R, &R::jitterRatio, kNumber>("jitter_ratio", "jitterRatio",
-                                       "Proportional jitter: delay * U[1 - ratio, 1 + ratio]."),
+    field<R, &R::jitterRatio, kNumber>(
+        "jitter_ratio", "jitterRatio",
+        "Proportional jitter: delay * U[1 - ratio, 1 + ratio]; 0..1."),
     field<R, &R::maxAttempts, kInt64>("max_attempts", "maxAttempts",
                                       "Retries allowed: -1 forever, 0 none, n > 0 at most n."),
     field<R, &R::deadline, kDuration>("deadline", "deadline",
@@ -44,7 +45,7 @@ constexpr std::array<Field<R>, 10> kPolicyFields{{
         "Error names retried (exact match); empty = every error not in ignore."),
     field<R, &R::ignore, kErrorNames>("ignore", "ignore",
                                       "Error names never retried; wins over retry_on."),
-}};
+};
 
 }  // namespace
 

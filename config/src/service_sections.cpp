@@ -22,7 +22,7 @@ constexpr MillisCodec kTimeout{"a whole number of milliseconds (the url's defaul
 constexpr NameCodec kProtocol{false, ":/?",
                               "a non-empty url scheme without whitespace, ':', '/' or '?'"};
 
-constexpr std::array<Field<V>, 7> kServiceFields{{
+constexpr Field<V> kServiceFields[] = {
     field<V, &V::interface, kInterface>(
         "interface", "interface",
         "The service's name, Dubbo's interface (e.g. \"org.example.Greeter\"): the provider "
@@ -51,7 +51,7 @@ constexpr std::array<Field<V>, 7> kServiceFields{{
         "protocol", "protocol",
         "The provider url's scheme: non-empty, no whitespace, ':', '/' or '?'. Dubbo consumers "
         "speak \"dubbo\"."),
-}};
+};
 
 }  // namespace
 

@@ -13,19 +13,20 @@ using F = tasks::FailbackOptions;
 using H = tasks::HeartbeatOptions;
 using P = tasks::PhiOptions;
 
-constexpr std::array<Field<P>, 4> kPhiFields{{
+constexpr Field<P> kPhiFields[] = {
     field<P, &P::threshold, kNumber>(
         "threshold", "threshold",
         "Suspect the connection at phi >= threshold (phi = 8: a 1e-8 chance that a frame is "
-        "still coming)."),
+        "still coming); > 0."),
     field<P, &P::minStdDeviation, kDuration>(
         "min_std_deviation", "minStdDeviation",
         "Floor of the inter-arrival times' standard deviation, > 0."),
     field<P, &P::acceptablePause, kDuration>(
         "acceptable_pause", "acceptablePause",
         "Added to the mean inter-arrival time (GC pauses, a loaded host), >= 0."),
-    field<P, &P::window, kSize>("window", "window", "Inter-arrival samples kept per channel."),
-}};
+    field<P, &P::window, kSize>("window", "window",
+                                "Inter-arrival samples kept per channel, 1..100000."),
+};
 
 constexpr Section<P> kPhiSection{kPhiFields, [](const P& o) { tasks::validate(o); }};
 
@@ -35,7 +36,7 @@ constexpr IntCodec<std::uint64_t> kSeed{
 constexpr EnumCodec<DetectorKind, 2> kDetector{{"fixed", "phi"},
                                                {DetectorKind::Fixed, DetectorKind::Phi}};
 
-constexpr std::array<Field<H>, 8> kHeartbeatFields{{
+constexpr Field<H> kHeartbeatFields[] = {
     field<H, &H::interval, kDuration>("interval", "interval",
                                       "Heartbeat interval, > 0 (Dubbo: 60s)."),
     field<H, &H::idleTimeout, kDuration>(
@@ -67,9 +68,9 @@ constexpr std::array<Field<H>, 8> kHeartbeatFields{{
         "(channels that connect together then beat spread over the interval, not in the same few "
         "ticks); at most one heartbeat more per connect. false (the default): only once idle >= "
         "interval."),
-}};
+};
 
-constexpr std::array<Field<F>, 4> kFailbackFields{{
+constexpr Field<F> kFailbackFields[] = {
     field<F, &F::check, kBool>("check", "check",
                                "Dubbo's check=true: a call whose first attempt fails is not "
                                "retried (its failure goes to the caller)."),
@@ -84,7 +85,7 @@ constexpr std::array<Field<F>, 4> kFailbackFields{{
     field<F, &F::maxPendingRetries, kInt64>(
         "max_pending_retries", "maxPendingRetries",
         "Invocations held for retry at once (Dubbo's failbacktasks), >= 1."),
-}};
+};
 
 }  // namespace
 

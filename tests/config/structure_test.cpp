@@ -22,40 +22,47 @@ struct Level {
   std::string known;    // the known keys listed in the message
 };
 
+// "a known key: a, b" for the keys right under `parent` in the loader's table, in table order.
+std::string knownUnder(const std::string& parent) {
+  std::string out = "a known key: ";
+  bool first = true;
+  for (const auto& path : wheelbeat::config::knownKeyPaths()) {
+    if (!path.starts_with(parent + "/") || path.find('/', parent.size() + 1) != std::string::npos) {
+      continue;
+    }
+    out += (first ? "" : ", ") + path.substr(parent.size() + 1);
+    first = false;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("config") {
 
 TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
+  // Below the top level, the keys listed are the loader's table's (a new key needs no edit here).
   const std::vector<Level> levels = {
       {R"({"x":1})", "/x",
        "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, registry, "
        "server, client, service, metrics"},
-      {R"({"wheel":{"x":1}})", "/wheel/x", "a known key: tick, ticks_per_wheel, max_pending"},
-      {R"({"heartbeat":{"x":1}})", "/heartbeat/x",
-       "a known key: interval, idle_timeout, close_timeout, reconnect, seed, detector, phi, "
-       "spread_first"},
-      {R"({"heartbeat":{"reconnect":{"x":1}}})", "/heartbeat/reconnect/x", kPolicyKeys},
-      {R"({"heartbeat":{"phi":{"x":1}}})", "/heartbeat/phi/x",
-       "a known key: threshold, min_std_deviation, acceptable_pause, window"},
+      {R"({"wheel":{"x":1}})", "/wheel/x", knownUnder("/wheel")},
+      {R"({"heartbeat":{"x":1}})", "/heartbeat/x", knownUnder("/heartbeat")},
+      {R"({"heartbeat":{"reconnect":{"x":1}}})", "/heartbeat/reconnect/x", knownUnder("/retry/*")},
+      {R"({"heartbeat":{"phi":{"x":1}}})", "/heartbeat/phi/x", knownUnder("/heartbeat/phi")},
       {R"({"retry":{"p":{"x":1}}})", "/retry/p/x", kPolicyKeys},
-      {R"({"retry_budget":{"x":1}})", "/retry_budget/x",
-       "a known key: ratio, min_retries_per_second, window"},
-      {R"({"failback":{"x":1}})", "/failback/x",
-       "a known key: check, registry_retry, invocation_retry, max_pending_retries"},
+      {R"({"retry_budget":{"x":1}})", "/retry_budget/x", knownUnder("/retry_budget")},
+      {R"({"failback":{"x":1}})", "/failback/x", knownUnder("/failback")},
       {R"({"failback":{"registry_retry":{"x":1}}})", "/failback/registry_retry/x", kPolicyKeys},
       {R"({"failback":{"invocation_retry":{"x":1}}})", "/failback/invocation_retry/x", kPolicyKeys},
-      {R"({"loop":{"x":1}})", "/loop/x", "a known key: max_partial_bytes, io_threads"},
-      {R"({"registry":{"x":1}})", "/registry/x", "a known key: kind, address, group, session"},
-      {R"({"server":{"x":1}})", "/server/x",
-       "a known key: listen, backlog, max_connections, shutdown_grace, max_body, max_send_queue"},
-      {R"({"client":{"x":1}})", "/client/x",
-       "a known key: server, connect_timeout, max_body, max_send_queue"},
-      {R"({"service":{"interface":"i","x":1}})", "/service/x",
-       "a known key: interface, application, version, group, methods, timeout, protocol"},
-      {R"({"metrics":{"listen":"127.0.0.1:9464","x":1}})", "/metrics/x",
-       "a known key: listen, max_header_bytes, request_timeout, max_connections"},
+      {R"({"loop":{"x":1}})", "/loop/x", knownUnder("/loop")},
+      {R"({"registry":{"x":1}})", "/registry/x", knownUnder("/registry")},
+      {R"({"server":{"x":1}})", "/server/x", knownUnder("/server")},
+      {R"({"client":{"x":1}})", "/client/x", knownUnder("/client")},
+      {R"({"service":{"interface":"i","x":1}})", "/service/x", knownUnder("/service")},
+      {R"({"metrics":{"listen":"127.0.0.1:9464","x":1}})", "/metrics/x", knownUnder("/metrics")},
   };
+  CHECK(knownUnder("/wheel") == "a known key: tick, ticks_per_wheel, max_pending");
   for (const Level& level : levels) {
     CAPTURE(level.json);
     CHECK(wbtest::messagesOf(level.json) ==

@@ -1,6 +1,8 @@
 // wheelbeat::config — a JSON document (nlohmann/json, used inside this layer's sources only) into
-// the plain option structs each layer owns. The format is described by config/wheelbeat.schema.json
-// (installed to share/wheelbeat/) and docs/configuration.md.
+// the plain option structs each layer owns. Every key is one line of a table in config/src (its
+// reader, writer, equality and documentation); its rules are its layer's validate(), which the
+// loader calls. The format is described by config/wheelbeat.schema.json (installed to
+// share/wheelbeat/) and docs/configuration.md, both generated from those tables.
 //
 // Contract
 //   - Durations are "60s", "500ms", "2m", "1h", "250us", "5ns", decimals ("1.5s", "0.1s" as gRPC's
@@ -12,6 +14,8 @@
 //     written twice in one object, wrong types, out-of-range values and broken cross-field rules
 //     (e.g. idle_timeout >= 2 * interval) are errors. "retry_on" / "ignore" take only the shared
 //     error names (tasks/error_names.h).
+//   - Within an object, values that are no value of the key's type (an integer, a duration, ...)
+//     are reported first, in document order, then the rules of the key's layer.
 //   - Every error is reported, not just the first, as
 //       /retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)
 //     i.e. the JSON pointer, the value as written in the document (compact JSON) and what was
