@@ -7,13 +7,6 @@
 #include <atomic>
 #include <stdexcept>
 
-// GCC 12 at -O3 reports a Config's std::string members (its endpoints' hosts) as maybe
-// uninitialized where the whole Config's construction is inlined into this file's functions
-// (-Wmaybe-uninitialized; GCC bug 105562, a false positive of std::string's inlined members).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace wheelbeat::config::detail {
 namespace {
 
