@@ -6,6 +6,7 @@
 // SKIP_REGULAR_EXPRESSION), with the reason.
 #include "../../net/support.h"
 
+#include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/registry/directory.h>
@@ -103,6 +104,19 @@ void withLiveScrape(const std::function<void(const std::string&, const MetricsWr
   // slow (sanitized) run saw the link reconnect meanwhile.
   REQUIRE(oneAnswered(directory));
   REQUIRE(oneHeartbeatAnswered(directory));
+  // A cluster client over the same provider, one call answered through it.
+  wheelbeat::cluster::ClusterOptions clusterOptions;
+  clusterOptions.directory = options;
+  wheelbeat::cluster::ServiceClient cluster(env.loop, env.timer, *consumerReg, kService,
+                                            clusterOptions);
+  cluster.start();
+  REQUIRE(waitFor([&] { return cluster.available() == 1; }, 10s));
+  std::atomic<bool> called{false};
+  cluster.call("via the cluster", {}, [&](const wheelbeat::cluster::CallOutcome& o) {
+    CHECK(o.ok);
+    called = true;
+  });
+  REQUIRE(waitFor([&] { return called.load(); }, 10s));
   wheelbeat::tasks::RetryBudget budget({.ratio = 0, .minRetriesPerSecond = 2});
   const auto now = env.timer.now();
   CHECK(budget.tryWithdraw(now));
@@ -118,10 +132,12 @@ void withLiveScrape(const std::function<void(const std::string&, const MetricsWr
     consumerReg->writeMetrics(out);
     directory.writeMetrics(out);
     budget.writeMetrics(out, now);
+    cluster.writeMetrics(out);
   });
   check(metrics.prometheusText(), metrics.collect());
 
   registration.reset();
+  cluster.close();
   directory.close();
   provider.stop();
   providerReg->close();
