@@ -170,7 +170,8 @@ TEST_CASE("metrics: a live provider and consumer expose every catalogue metric")
       CHECK(hasSample(text, m.name));
     }
     CHECK(out.value("wheelbeat_registry_registered", {"embedded"}) == 1);
-    CHECK(out.value("wheelbeat_registry_subscribed", {"embedded"}) == 1);
+    // The consumer's registry holds two subscriptions: the directory's and the cluster client's.
+    CHECK(out.value("wheelbeat_registry_subscribed", {"embedded"}) == 2);
     CHECK(out.value("wheelbeat_registry_failback_pending", {"embedded"}) == 0);
     CHECK(out.value("wheelbeat_registry_failback_given_up_total", {"embedded"}) == 0);
     CHECK(out.value("wheelbeat_directory_providers") == 1);
@@ -180,6 +181,9 @@ TEST_CASE("metrics: a live provider and consumer expose every catalogue metric")
     CHECK(out.value("wheelbeat_retry_budget_refusals_total") == 1);
     CHECK(out.value("wheelbeat_server_accepted_total") >= 3);    // 2 registry links + 1 client
     CHECK(out.value("wheelbeat_channels", {"connected"}) >= 5);  // both ends of each link
+    CHECK(out.value("wheelbeat_cluster_calls_total", {"ok"}) == 1);
+    CHECK(out.value("wheelbeat_cluster_attempts_total", {"first"}) == 1);
+    CHECK(out.value("wheelbeat_cluster_providers") == 1);
   });
 }
 
