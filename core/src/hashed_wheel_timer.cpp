@@ -1,14 +1,12 @@
-// HashedWheelTimer: construction and validation, the producer side (newTimeout, cancel) and the
+// HashedWheelTimer: construction, the producer side (newTimeout, cancel) and the
 // lifecycle (start, stop). The wheel thread's side is in timer_worker.cpp.
 #include "timer_impl.h"
+#include "wheel_options.h"
 
 #include <wheelbeat/core/duration_format.h>
 #include <wheelbeat/core/log.h>
-#include <wheelbeat/core/option_error.h>
 
 #include <fmt/format.h>
-
-#include <bit>
 
 namespace wheelbeat::core {
 namespace {
@@ -16,34 +14,16 @@ namespace {
 using detail::Entry;
 using detail::kCancelled;
 using detail::kInSubmit;
+using detail::kMinTickNs;
 using detail::kPending;
 using detail::stateWord;
+using detail::wheelBits;
 
 std::atomic<std::int64_t> gInstances{0};
 std::atomic<bool> gTooManyWarned{false};
 
-constexpr std::int64_t kMinTickNs = 1'000'000;
-constexpr std::int64_t kMaxTicksPerWheel = std::int64_t{1} << 30;
 // Deadlines saturate this far after start (~73 years), which keeps tick numbers below 2^42.
 constexpr std::int64_t kMaxDeadlineOffsetNs = std::numeric_limits<std::int64_t>::max() / 4;
-
-[[noreturn]] void reject(std::string field, std::string value, std::string expected,
-                         std::string other = {}, std::string otherExpected = {}) {
-  throw OptionError("WheelOptions", std::move(field), std::move(value), std::move(expected),
-                    std::move(other), std::move(otherExpected));
-}
-
-// The slots of the finest level: ticksPerWheel (in range) rounded up to a power of two.
-int wheelBits(std::int64_t ticksPerWheel) {
-  return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(ticksPerWheel - 1)));
-}
-
-// The largest power of two of slots whose span at `tickNs` fits (0 if not even one does).
-std::int64_t maxSlotsFor(std::int64_t tickNs) {
-  std::int64_t slots = kMaxTicksPerWheel;
-  while (slots > 0 && tickNs >= std::numeric_limits<std::int64_t>::max() / slots) slots /= 2;
-  return slots;
-}
 
 std::int64_t usedTickNs(std::chrono::nanoseconds tick) {
   if (tick.count() < kMinTickNs) {
@@ -60,27 +40,6 @@ const WheelOptions& checked(const WheelOptions& o) {
 }
 
 }  // namespace
-
-void validate(const WheelOptions& o) {
-  if (o.tickDuration.count() <= 0)
-    reject("tickDuration", formatDurationExact(o.tickDuration), "> 0");
-  if (o.ticksPerWheel <= 0 || o.ticksPerWheel > kMaxTicksPerWheel) {
-    reject("ticksPerWheel", std::to_string(o.ticksPerWheel),
-           fmt::format("1..{} (rounded up to a power of two)", kMaxTicksPerWheel));
-  }
-  // The wheel spans tick × slots in int64 nanoseconds; ticks below 1 ms count as 1 ms.
-  const std::int64_t slots = std::int64_t{1} << wheelBits(o.ticksPerWheel);
-  const std::int64_t tickNs = std::max(o.tickDuration.count(), kMinTickNs);
-  const std::int64_t limit = std::numeric_limits<std::int64_t>::max() / slots;
-  if (tickNs >= limit) {
-    reject("tickDuration", formatDurationExact(o.tickDuration),
-           fmt::format("< {} for {} ticks per wheel",
-                       formatDurationExact(std::chrono::nanoseconds(limit)), slots),
-           "ticksPerWheel",
-           fmt::format("<= {} for a tick of {}", maxSlotsFor(tickNs),
-                       formatDurationExact(o.tickDuration)));
-  }
-}
 
 // ---- HashedWheelTimer -------------------------------------------------------------------------
 
