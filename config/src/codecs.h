@@ -160,29 +160,28 @@ struct StringCodec {
   void describe(KeyNode& node, const std::string& defaults) const;
 };
 
+// How a list of strings is written and compared (the list codecs below share it).
+struct StringListForm {
+  [[nodiscard]] Json write(const std::vector<std::string>& v) const { return Json(v); }
+  [[nodiscard]] bool same(const std::vector<std::string>& a,
+                          const std::vector<std::string>& b) const {
+    return a == b;
+  }
+};
+
 // An array of names, each as `item` says (every bad one reported at its index).
-struct NameListCodec {
+struct NameListCodec : StringListForm {
   NameCodec item;
   std::string_view arrayExpected;
   bool read(Errors& e, const Json& v, const std::string& p, std::vector<std::string>& out,
             const Context& c) const;
-  [[nodiscard]] Json write(const std::vector<std::string>& v) const { return Json(v); }
-  [[nodiscard]] bool same(const std::vector<std::string>& a,
-                          const std::vector<std::string>& b) const {
-    return a == b;
-  }
   void describe(KeyNode& node, const std::vector<std::string>& defaults) const;
 };
 
 // An array of the shared error names (tasks/error_names.h).
-struct ErrorNamesCodec {
+struct ErrorNamesCodec : StringListForm {
   bool read(Errors& e, const Json& v, const std::string& p, std::vector<std::string>& out,
             const Context& c) const;
-  [[nodiscard]] Json write(const std::vector<std::string>& v) const { return Json(v); }
-  [[nodiscard]] bool same(const std::vector<std::string>& a,
-                          const std::vector<std::string>& b) const {
-    return a == b;
-  }
   void describe(KeyNode& node, const std::vector<std::string>& defaults) const;
 };
 

@@ -14,7 +14,8 @@ constexpr NameCodec kInterface{false, "/?", "a non-empty name without whitespace
 constexpr NameCodec kApplication{false, "", "a non-empty name without whitespace"};
 constexpr NameCodec kVersion{true, "", "a string without whitespace (\"\" = unversioned)"};
 constexpr NameCodec kGroup{true, "", "a string without whitespace (\"\" = none)"};
-constexpr NameListCodec kMethods{{false, ",", "a non-empty method name without whitespace or ','"},
+constexpr NameListCodec kMethods{{},
+                                 {false, ",", "a non-empty method name without whitespace or ','"},
                                  "an array of method names"};
 // > 0, in whole milliseconds: the url carries it as default.timeout in ms.
 constexpr MillisCodec kTimeout{"a whole number of milliseconds (the url's default.timeout)"};
