@@ -36,6 +36,8 @@ struct FailbackInvoker::Impl : std::enable_shared_from_this<Impl> {
         budget(std::move(b)),
         seeds(failback::seedOrRandom(seed)) {}
 
+  [[nodiscard]] InvocationPtr newInvocation(std::string name, Selector select, Call call,
+                                            Completion done) const;
   void attempt(const InvocationPtr& inv);
   void onResult(const InvocationPtr& inv, const std::string& endpoint, const CallResult& result);
   void onFailureLocked(const InvocationPtr& inv, const CallResult& failure,
@@ -193,20 +195,40 @@ FailbackInvoker::FailbackInvoker(core::HashedWheelTimer& timer, FailbackOptions 
 
 FailbackInvoker::~FailbackInvoker() { impl_->stop(); }
 
-void FailbackInvoker::invoke(std::string name, Selector select, Call call, Completion done) {
+// A new invocation, in flight (its first attempt runs or has just failed). Throws as invoke().
+FailbackInvoker::Impl::InvocationPtr FailbackInvoker::Impl::newInvocation(std::string name,
+                                                                          Selector select,
+                                                                          Call call,
+                                                                          Completion done) const {
   if (!select) throw std::invalid_argument("FailbackInvoker::invoke: select = empty");
   if (!call) throw std::invalid_argument("FailbackInvoker::invoke: call = empty");
   {
-    std::lock_guard lock(impl_->mutex);
-    if (impl_->stopped) throw std::logic_error("FailbackInvoker: used after stop()");
+    std::lock_guard lock(mutex);
+    if (stopped) throw std::logic_error("FailbackInvoker: used after stop()");
   }
-  auto inv = std::make_shared<Impl::Invocation>();
+  auto inv = std::make_shared<Invocation>();
   inv->name = std::move(name);
   inv->select = std::move(select);
   inv->call = std::move(call);
   inv->done = std::move(done);
   inv->inFlight = true;
-  impl_->attempt(inv);
+  return inv;
+}
+
+void FailbackInvoker::invoke(std::string name, Selector select, Call call, Completion done) {
+  impl_->attempt(
+      impl_->newInvocation(std::move(name), std::move(select), std::move(call), std::move(done)));
+}
+
+void FailbackInvoker::adopt(std::string name, std::string failedEndpoint, const CallResult& failure,
+                            Selector select, Call call, Completion done) {
+  if (failure.ok) {
+    throw std::invalid_argument(fmt::format(
+        "FailbackInvoker::adopt: failure of '{}' is ok (expected: a failed attempt)", name));
+  }
+  auto inv =
+      impl_->newInvocation(std::move(name), std::move(select), std::move(call), std::move(done));
+  impl_->onResult(inv, failedEndpoint, failure);
 }
 
 std::int64_t FailbackInvoker::pendingRetries() const {

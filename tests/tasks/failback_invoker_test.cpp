@@ -202,6 +202,46 @@ TEST_CASE("failback invoker: empty callables are refused") {
   CHECK(r.invoker->pendingRetries() == 0);
 }
 
+TEST_CASE("failback invoker: adopt holds a call that failed elsewhere, retried later") {
+  InvokerRig r;
+  Outcomes out;
+  r.invoker->adopt("adopted", "A", CallResult::failure("timeout", "no answer from A"),
+                   r.cluster.selector(), r.cluster.call(), out.sink());
+  CHECK(r.cluster.called.empty());  // no attempt at once: the first one already failed
+  CHECK(out.seen.empty());
+  CHECK(r.invoker->pendingRetries() == 1);
+  r.rig.runUntil(5s);
+  CHECK(r.cluster.called == std::vector<std::string>{"B"});  // avoids A, the one that failed
+  REQUIRE(out.seen.size() == 1);
+  CHECK(out.seen[0].ok);
+  CHECK(r.listener->events() ==
+        std::vector<std::string>{"scheduled invoke adopted #1 5000", "recovered invoke adopted 1"});
+  CHECK(r.metrics->snapshot() == FailbackMetricsSnapshot{1, 1, 1, 0, 0, 0, 0});
+}
+
+TEST_CASE("failback invoker: adopt counts against maxPendingRetries and refuses an ok") {
+  FailbackOptions o;
+  o.maxPendingRetries = 1;
+  InvokerRig r(o);
+  Outcomes first;
+  Outcomes second;
+  const auto failure = CallResult::failure("timeout", "no answer");
+  r.invoker->adopt("a1", "A", failure, r.cluster.selector(), r.cluster.call(), first.sink());
+  r.invoker->adopt("a2", "A", failure, r.cluster.selector(), r.cluster.call(), second.sink());
+  CHECK(first.seen.empty());
+  REQUIRE(second.seen.size() == 1);
+  CHECK(second.seen[0].error == kFailbackRejected);
+  CHECK(r.invoker->pendingRetries() == 1);
+  CHECK(errorOf([&] {
+          r.invoker->adopt("a3", "A", CallResult::success(), r.cluster.selector(),
+                           r.cluster.call());
+        }) == "FailbackInvoker::adopt: failure of 'a3' is ok (expected: a failed attempt)");
+  CHECK(r.invoker->pendingRetries() == 1);  // nothing changed
+  (void)r.invoker->stop();
+  CHECK_THROWS_AS(r.invoker->adopt("a4", "A", failure, r.cluster.selector(), r.cluster.call()),
+                  std::logic_error);
+}
+
 TEST_CASE("failback: pickEndpoint round-robins and skips the avoided endpoint") {
   const std::vector<std::string> three{"A", "B", "C"};
   CHECK(pickEndpoint(three, "", 0) == "A");

@@ -71,6 +71,14 @@ public:
   // after stop().
   void invoke(std::string name, Selector select, Call call, Completion done = nullptr);
 
+  // Takes over an invocation whose first attempt already failed elsewhere (a cluster client's
+  // failback mode): exactly as if invoke()'s first attempt had ended with `failure` on
+  // `failedEndpoint` — held for its retries (or rejected at maxPendingRetries, or given up when
+  // the policy does not retry `failure.error`), `done` called once with the final outcome.
+  // Throws as invoke() does, and std::invalid_argument for a `failure` that is ok.
+  void adopt(std::string name, std::string failedEndpoint, const CallResult& failure,
+             Selector select, Call call, Completion done = nullptr);
+
   // Failed invocations held now (waiting for a retry or with a retry in flight).
   [[nodiscard]] std::int64_t pendingRetries() const;
 
