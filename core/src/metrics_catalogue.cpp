@@ -20,7 +20,8 @@ constexpr std::string_view kKinds[] = {"bad-magic", "body-too-large", "truncated
 constexpr std::string_view kEngines[] = {"embedded", "redis", "zookeeper"};
 // tasks::cluster's names: CallMachine's outcomes, AttemptKind, EjectReason; a refused extra's
 // cause.
-constexpr std::string_view kOutcomes[] = {"ok", "failed", "failsafe"};
+constexpr std::string_view kOutcomes[] = {"ok", "failed", "failsafe", "failback"};
+constexpr std::string_view kFailbackEnds[] = {"recovered", "given-up", "rejected"};
 constexpr std::string_view kAttemptKinds[] = {"first", "retry", "hedge"};
 constexpr std::string_view kExtraKinds[] = {"retry", "hedge"};
 constexpr std::string_view kEjectReasons[] = {"consecutive", "percentage", "suspect"};
@@ -32,6 +33,10 @@ constexpr LabelDef kEngine[] = {{"engine", kEngines}};
 constexpr LabelDef kOutcome[] = {{"outcome", kOutcomes}};
 constexpr LabelDef kAttemptKind[] = {{"kind", kAttemptKinds}};
 constexpr LabelDef kEjectReason[] = {{"reason", kEjectReasons}};
+constexpr LabelDef kFailbackEnd[] = {{"outcome", kFailbackEnds}};
+// A provider's url: the one open label, bounded by the providers a client follows (a provider
+// that leaves is gone from the next scrape).
+constexpr LabelDef kProvider[] = {{"provider", {}}};
 constexpr LabelDef kRefused[] = {{"kind", kExtraKinds}, {"by", kRefusers}};
 
 constexpr MetricDef kCatalogue[] = {
@@ -100,7 +105,8 @@ constexpr MetricDef kCatalogue[] = {
      "Empty provider lists held back by empty-list protection."},
     // Calls over a provider set (cluster::ServiceClient::writeMetrics).
     {"wheelbeat_cluster_calls_total", T::Counter,
-     "Calls ended, by outcome (failsafe: a failure turned into an empty success).", kOutcome},
+     "Calls ended, by outcome (failsafe, failback: a failure turned into an empty success).",
+     kOutcome},
     {"wheelbeat_cluster_attempts_total", T::Counter, "Attempts sent, by kind.", kAttemptKind},
     {"wheelbeat_cluster_extra_refused_total", T::Counter,
      "Retries and hedges not sent: no budget token, or over the load cap.", kRefused},
@@ -112,6 +118,11 @@ constexpr MetricDef kCatalogue[] = {
      kEjectReason},
     {"wheelbeat_cluster_providers_out", T::Gauge, "Providers ejected or suspect now."},
     {"wheelbeat_cluster_providers", T::Gauge, "Providers the cluster clients follow."},
+    {"wheelbeat_cluster_provider_latency_seconds", T::Gauge,
+     "A provider's latency estimate (peak EWMA of its answers; 0 before the first).", kProvider},
+    {"wheelbeat_cluster_failback_pending", T::Gauge, "Failed calls held for a failback retry now."},
+    {"wheelbeat_cluster_failback_total", T::Counter,
+     "Failback calls ended by their background retries, by outcome.", kFailbackEnd},
     // Retry budgets (tasks::writeMetrics(RetryBudget)).
     {"wheelbeat_retry_budget_tokens", T::Gauge, "Whole retry tokens available now."},
     {"wheelbeat_retry_budget_refusals_total", T::Counter,
@@ -122,7 +133,11 @@ std::string labelCell(const MetricDef& m) {
   std::string out;
   for (const LabelDef& l : m.labels) {
     if (!out.empty()) out += "; ";
-    out += fmt::format("`{}`: {}", l.name, fmt::join(l.values, ", "));
+    if (l.values.empty()) {
+      out += fmt::format("`{}`: any (one per provider followed)", l.name);
+    } else {
+      out += fmt::format("`{}`: {}", l.name, fmt::join(l.values, ", "));
+    }
   }
   return out.empty() ? "-" : out;
 }

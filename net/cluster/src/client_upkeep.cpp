@@ -28,6 +28,10 @@ void ServiceClient::Impl::counted(nanoseconds now) {
   const std::lock_guard lock(statsMutex_);
   stats_.providers = providers_.size();
   stats_.providersOut = providers_.outCount(now);
+  figures_.clear();
+  for (const auto& [id, p] : providers_.all()) {
+    figures_.push_back({p.url, p.latency.value(), p.outstanding.size()});
+  }
   for (std::size_t r = 0; r < stats_.ejections.size(); ++r) {
     stats_.ejections[r] = providers_.ejections(static_cast<EjectReason>(r));
   }
@@ -42,8 +46,8 @@ void ServiceClient::Impl::sweep() {
   if (!calls_.empty()) armSweep();
 }
 
-void ServiceClient::Impl::close() {
-  if (closing_.exchange(true)) return;
+std::vector<ServiceClient::HeldCall> ServiceClient::Impl::close() {
+  if (closing_.exchange(true)) return {};
   const auto endAll = [this] {
     closed_ = true;
     (void)sweep_.cancel();
@@ -56,12 +60,25 @@ void ServiceClient::Impl::close() {
     }
   };
   if (!loop_.call(endAll)) endAll();  // a stopped loop runs nothing any more: end them here
+  auto held = stopFailback();
   directory_.close();
+  return held;
 }
 
 ServiceClient::Stats ServiceClient::Impl::stats() const {
+  Stats s;
+  {
+    const std::lock_guard lock(statsMutex_);
+    s = stats_;
+  }
+  s.failbackRetries = failbackMetrics_->snapshot();
+  s.failbackPending = failback_ ? static_cast<std::uint64_t>(failback_->pendingRetries()) : 0;
+  return s;
+}
+
+std::vector<ServiceClient::ProviderFigure> ServiceClient::Impl::providerFigures() const {
   const std::lock_guard lock(statsMutex_);
-  return stats_;
+  return figures_;
 }
 
 std::size_t ServiceClient::Impl::providers() {
@@ -84,10 +101,16 @@ ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer
   impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options));
 }
 
-ServiceClient::~ServiceClient() { close(); }
+ServiceClient::~ServiceClient() {
+  const auto held = close();
+  if (!held.empty()) {
+    core::log(core::LogLevel::Warn, "cluster: {} failback calls dropped with the client",
+              held.size());
+  }
+}
 
 void ServiceClient::start() { impl_->start(); }
-void ServiceClient::close() { impl_->close(); }
+std::vector<ServiceClient::HeldCall> ServiceClient::close() { return impl_->close(); }
 void ServiceClient::call(std::string body, CallOptions options, CallDone done) {
   impl_->call(std::move(body), options, std::move(done));
 }
@@ -99,6 +122,7 @@ void ServiceClient::writeMetrics(core::MetricsWriter& out) const {
   out.counter("wheelbeat_cluster_calls_total", n(s.ok), {"ok"});
   out.counter("wheelbeat_cluster_calls_total", n(s.failed), {"failed"});
   out.counter("wheelbeat_cluster_calls_total", n(s.failsafe), {"failsafe"});
+  out.counter("wheelbeat_cluster_calls_total", n(s.failback), {"failback"});
   for (std::size_t k = 0; k < s.attempts.size(); ++k) {
     out.counter("wheelbeat_cluster_attempts_total", n(s.attempts[k]),
                 {attemptKindName(static_cast<AttemptKind>(k))});
@@ -117,6 +141,17 @@ void ServiceClient::writeMetrics(core::MetricsWriter& out) const {
   }
   out.gauge("wheelbeat_cluster_providers_out", n(s.providersOut));
   out.gauge("wheelbeat_cluster_providers", n(s.providers));
+  out.gauge("wheelbeat_cluster_failback_pending", n(s.failbackPending));
+  out.counter("wheelbeat_cluster_failback_total", n(s.failbackRetries.recovered), {"recovered"});
+  out.counter("wheelbeat_cluster_failback_total", n(s.failbackRetries.giveUps), {"given-up"});
+  out.counter("wheelbeat_cluster_failback_total", n(s.failbackRetries.rejected), {"rejected"});
+  for (const ProviderFigure& f : impl_->providerFigures()) {
+    out.gauge("wheelbeat_cluster_provider_latency_seconds",
+              std::chrono::duration<double>(f.latency).count(), {f.url});
+  }
+}
+std::vector<ServiceClient::ProviderFigure> ServiceClient::providerFigures() const {
+  return impl_->providerFigures();
 }
 std::size_t ServiceClient::providers() const { return impl_->providers(); }
 std::size_t ServiceClient::available() const { return impl_->available(); }

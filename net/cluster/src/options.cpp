@@ -7,14 +7,6 @@
 namespace wheelbeat::cluster {
 
 void validate(const ClusterOptions& o) {
-  // The failback mode's hand-off (a failed call held and retried later by a FailbackInvoker) is
-  // not wired into ServiceClient yet: refused rather than answered with an empty success that
-  // nothing retries.
-  if (o.mode == tasks::cluster::Mode::Failback) {
-    throw std::invalid_argument(
-        "ClusterOptions.mode = failback (expected: failover, failfast, failsafe, forking or "
-        "broadcast; for failback, give failed calls to a tasks::FailbackInvoker)");
-  }
   tasks::cluster::CallPolicy p;
   p.mode = o.mode;
   p.retries = o.retries;
@@ -26,6 +18,7 @@ void validate(const ClusterOptions& o) {
   tasks::cluster::validate(o.outlier);
   tasks::cluster::validate(o.hedgeDelay);
   tasks::validate(o.budget);
+  tasks::validate(o.failback);
   registry::validate(o.directory);
   if (!(o.maxExtraPercent >= 0 && o.maxExtraPercent <= 100)) {
     throw std::invalid_argument(

@@ -82,6 +82,12 @@ std::shared_ptr<net::TcpClient> ProviderSet::connected(std::uint64_t id) const {
   return client && client->state() == net::ClientState::Connected ? client : nullptr;
 }
 
+std::optional<std::uint64_t> ProviderSet::idOf(const std::string& url) const {
+  const auto it = idOfUrl_.find(url);
+  if (it == idOfUrl_.end()) return std::nullopt;
+  return it->second;
+}
+
 const ProviderInfo* ProviderSet::find(std::uint64_t id) const {
   const auto it = byId_.find(id);
   return it == byId_.end() ? nullptr : &it->second;

@@ -50,6 +50,9 @@ public:
   // The provider's client when connected; null otherwise (or unknown id).
   [[nodiscard]] std::shared_ptr<net::TcpClient> connected(std::uint64_t id) const;
   [[nodiscard]] const ProviderInfo* find(std::uint64_t id) const;
+  [[nodiscard]] std::optional<std::uint64_t> idOf(const std::string& url) const;
+  // Every provider followed, by id.
+  [[nodiscard]] const std::map<std::uint64_t, ProviderInfo>& all() const noexcept { return byId_; }
 
   // Attempt bookkeeping: sent at `at`; answered (or dropped) — the answer's outcome feeds the
   // latency estimate and the ejector (`healthy`: the provider answered, even with an error of the

@@ -16,11 +16,11 @@ namespace wheelbeat::cluster {
 bool ServiceClient::Impl::Context::allowExtra(AttemptKind kind, nanoseconds now) {
   // The budget is looked at before the cap counts an extra, and spent only after it.
   int refusedBy = -1;
-  if (impl_.budget_.available(now) <= 0) {
+  if (impl_.budget_->available(now) <= 0) {
     refusedBy = 0;
   } else if (!impl_.loadCap_.tryExtra(now)) {
     refusedBy = 1;
-  } else if (!impl_.budget_.tryWithdraw(now)) {
+  } else if (!impl_.budget_->tryWithdraw(now)) {
     refusedBy = 0;
   }
   if (refusedBy < 0) return true;
@@ -35,7 +35,8 @@ ServiceClient::Impl::Impl(net::EventLoop& loop, core::HashedWheelTimer& timer,
     : loop_(loop),
       timer_(timer),
       options_((validate(options), std::move(options))),
-      directory_(loop, timer, registry, std::move(service), options_.directory, {},
+      service_(std::move(service)),
+      directory_(loop, timer, registry, service_, options_.directory, {},
                  registry::DirectoryEvents{.onList =
                                                [this](const std::vector<std::string>& urls) {
                                                  providers_.follow(urls, steadyNow());
@@ -44,7 +45,13 @@ ServiceClient::Impl::Impl(net::EventLoop& loop, core::HashedWheelTimer& timer,
       providers_(directory_, options_.outlier, options_.balancer, options_.seed),
       hedgeDelay_(options_.hedgeDelay),
       loadCap_(options_.maxExtraPercent),
-      budget_(options_.budget) {}
+      budget_(std::make_shared<tasks::RetryBudget>(options_.budget)),
+      failbackMetrics_(std::make_shared<tasks::FailbackMetrics>()) {
+  if (options_.mode == tasks::cluster::Mode::Failback) {
+    failback_ = std::make_unique<tasks::FailbackInvoker>(timer_, options_.failback, nullptr,
+                                                         failbackMetrics_, budget_, options_.seed);
+  }
+}
 
 CallPolicy ServiceClient::Impl::policyOf(const CallOptions& options) const {
   CallPolicy p;
@@ -91,7 +98,7 @@ void ServiceClient::Impl::begin(std::unique_ptr<Call> owned) {
   }
   const nanoseconds now = steadyNow();
   if (!sweep_.isPending()) armSweep();
-  budget_.onRequest(now);
+  budget_->onRequest(now);
   loadCap_.onCall(now);
   const std::uint64_t id = nextCall_++;
   Call& call = *calls_.emplace(id, std::move(owned)).first->second;
@@ -207,10 +214,17 @@ void ServiceClient::Impl::end(std::uint64_t id, Call& call, const CallResult& re
   if (result.provider) {
     if (const auto* p = providers_.find(*result.provider)) o.provider = p->url;
   }
-  if (result.attempt && !result.failsafe) o.response = std::move(call.response);
+  o.failback = result.failback;
+  if (result.attempt && !result.failsafe && !result.failback) {
+    o.response = std::move(call.response);
+  }
+  if (result.failback) handOff(id, call, result);
   {
     const std::lock_guard lock(statsMutex_);
-    ++(o.failsafe ? stats_.failsafe : o.ok ? stats_.ok : stats_.failed);
+    ++(o.failsafe   ? stats_.failsafe
+       : o.failback ? stats_.failback
+       : o.ok       ? stats_.ok
+                    : stats_.failed);
     stats_.hedgesWon += o.hedgeWon ? 1 : 0;
   }
   const CallDone done = std::move(call.done);

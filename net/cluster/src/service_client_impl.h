@@ -1,13 +1,16 @@
-// ServiceClient::Impl: the state of a ServiceClient and its loop-thread work. Split in two
-// files: service_client.cpp (a call from begin to end) and client_upkeep.cpp (sweeps, close,
-// stats, the public facade). Private to net/cluster/.
+// ServiceClient::Impl: the state of a ServiceClient and its loop-thread work. Split in three
+// files: service_client.cpp (a call from begin to end), failback.cpp (failback mode's hand-off
+// to background retries) and client_upkeep.cpp (sweeps, close, stats, the public facade).
+// Private to net/cluster/.
 #pragma once
 
 #include "provider_set.h"
 
 #include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/tasks/failback_invoker.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -34,9 +37,10 @@ public:
        std::string service, ClusterOptions options);
 
   void start() { directory_.start(); }
-  void close();
+  std::vector<HeldCall> close();
   void call(std::string body, CallOptions options, CallDone done);
   [[nodiscard]] Stats stats() const;
+  [[nodiscard]] std::vector<ProviderFigure> providerFigures() const;
   [[nodiscard]] std::size_t providers();
   [[nodiscard]] std::size_t available();
 
@@ -87,6 +91,15 @@ private:
               net::CallResult result);
   void woke(std::uint64_t id);
   void end(std::uint64_t id, Call& call, const CallResult& result);
+  // Failback mode (failback.cpp): a failed call handed to failback_; its retries' provider
+  // choice (any thread) and their attempts (posted to the loop).
+  void handOff(std::uint64_t id, Call& call, const CallResult& result);
+  [[nodiscard]] std::optional<std::string> failbackSelect(const std::string& avoid);
+  void failbackAttempt(const std::string& body, const CallOptions& options, const std::string& url,
+                       tasks::Completion done);
+  void failbackEnded(const std::string& name, const CallOptions& options,
+                     const tasks::CallResult& result);
+  std::vector<HeldCall> stopFailback();
   void armSweep();
   // Copies the providers' figures (followed, out, ejections) into stats_.
   void counted(nanoseconds now);
@@ -97,12 +110,15 @@ private:
   net::EventLoop& loop_;
   core::HashedWheelTimer& timer_;
   const ClusterOptions options_;
+  const std::string service_;
   registry::Directory directory_;
   // Loop thread only:
   detail::ProviderSet providers_;
   HedgeDelay hedgeDelay_;
   LoadCap loadCap_;
-  tasks::RetryBudget budget_;
+  const std::shared_ptr<tasks::RetryBudget> budget_;  // any thread (failback's retries too)
+  const std::shared_ptr<tasks::FailbackMetrics> failbackMetrics_;
+  std::unique_ptr<tasks::FailbackInvoker> failback_;  // failback mode only
   std::unordered_map<std::uint64_t, std::unique_ptr<Call>> calls_;
   std::uint64_t nextCall_ = 1;
   nanoseconds lastEvaluate_{0};
@@ -111,6 +127,9 @@ private:
   // Any thread:
   mutable std::mutex statsMutex_;
   Stats stats_;
+  std::vector<ProviderFigure> figures_;  // as of the last counted()
+  std::uint64_t failbackPicks_ = 0;
+  std::map<std::string, HeldCall> held_;  // failback calls not ended yet, by invocation name
   std::atomic<bool> closing_{false};
 };
 

@@ -9,7 +9,8 @@
 // Catalogue (metricCatalogue(), core/src/metrics_catalogue.cpp): the one table naming every
 // metric: its full name (prefix `wheelbeat_`, counters end in `_total`, histograms in `_seconds`),
 // type, help text and label names. Every label takes its values from a small fixed set listed in
-// the catalogue, so the number of series is bounded whatever the traffic.
+// the catalogue (but `provider`, one per provider followed), so the number of series is bounded
+// whatever the traffic.
 //
 // Units: durations in seconds (histogram bounds, `_sum`), sizes in bytes.
 //
@@ -46,8 +47,8 @@ enum class MetricType : std::uint8_t { Counter, Gauge, Histogram };
 // "counter", "gauge", "histogram" (the TYPE line's word).
 [[nodiscard]] std::string_view metricTypeName(MetricType type) noexcept;
 
-// One label: its name and the only values it may take (empty = any value; only test catalogues
-// use that, metricCatalogue()'s labels all have a fixed set).
+// One label: its name and the only values it may take (empty = any value: in metricCatalogue()
+// only `provider`, a provider's url, bounded by the providers a cluster client follows).
 struct LabelDef {
   std::string_view name;
   std::span<const std::string_view> values;

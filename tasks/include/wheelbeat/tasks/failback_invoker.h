@@ -48,7 +48,7 @@ public:
   // An invocation handed back by stop(): it was waiting for a retry that never ran.
   struct Stopped {
     std::string name;
-    std::int64_t attempts = 0;  // retries already made
+    std::int64_t attempts = 0;  // retries scheduled, the one it was waiting for included
     std::string lastEndpoint;   // the endpoint that failed last
     Selector select;
     Call call;

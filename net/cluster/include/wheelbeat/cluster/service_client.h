@@ -17,6 +17,12 @@
 // error status counts as that error (net::errorName()): 100 (busy) is retried by failover, an
 // application's error (status 70, ...) is returned at once.
 //
+// Failback mode (Dubbo's): a call whose attempt failed ends at once as an empty success
+// (CallOutcome::failback, `error` says what failed) and is retried in the background by a
+// tasks::FailbackInvoker (ClusterOptions::failback: delays, at most maxPendingRetries held; each
+// retry on a provider other than the one that failed last, from the service's retry budget).
+// CallOptions::failbackDone hears how it ended; close() hands back the calls still waiting.
+//
 // Per provider the client keeps a latency estimate (peak EWMA of its answers), its calls in
 // flight, and its weight (the url's `weight`, default 100, warmed up over `warmup` ms from the
 // url's `timestamp`, as Dubbo). A provider whose calls wait far beyond its own latency becomes
@@ -44,6 +50,7 @@
 #include <wheelbeat/tasks/cluster/call_machine.h>
 #include <wheelbeat/tasks/cluster/hedging.h>
 #include <wheelbeat/tasks/cluster/outlier_ejector.h>
+#include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/retry_budget.h>
 
 #include <array>
@@ -54,13 +61,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wheelbeat::cluster {
 
 // Plain options (config/ parses JSON into this struct).
 struct ClusterOptions {
-  // Failover (default), Failfast, Failsafe, Forking or Broadcast (call_machine.h). Failback is
-  // refused by validate(): its background retries are a tasks::FailbackInvoker's.
+  // Failover (default), Failfast, Failsafe, Failback, Forking or Broadcast (call_machine.h).
   tasks::cluster::Mode mode = tasks::cluster::Mode::Failover;
   std::uint32_t retries = 2;  // failover: Dubbo's default (three attempts in all)
   std::uint32_t forks = 2;    // forking
@@ -72,7 +79,10 @@ struct ClusterOptions {
   bool hedge = false;
   tasks::cluster::HedgeDelayOptions hedgeDelay{};
   double maxExtraPercent = 5;          // retries + hedges <= this share of the last second's calls
-  tasks::RetryBudgetOptions budget{};  // the service's tokens for retries and hedges
+  tasks::RetryBudgetOptions budget{};  // the service's tokens for retries, hedges, failback
+  // Failback mode: a failed call is held and retried in the background (tasks::FailbackInvoker:
+  // invocationRetry, Dubbo's 3 retries 5 s apart; at most maxPendingRetries held at once).
+  tasks::FailbackOptions failback{};
   registry::DirectoryOptions directory{};
   std::uint64_t seed = 0;  // the balancer's draws
 };
@@ -84,6 +94,10 @@ struct CallOptions {
   std::optional<std::chrono::nanoseconds> deadline;  // instead of ClusterOptions::deadline
   std::uint64_t hashKey = 0;                         // ConsistentHash's key
   std::uint8_t serialization = net::kHessian2;
+  // Failback mode (optional): the background retries' final outcome — ok, the last failure after
+  // the policy gave up, or "failback-rejected" — from the loop or the wheel thread. Not called
+  // for a call handed back by close().
+  tasks::Completion failbackDone;
 };
 
 struct CallOutcome {
@@ -94,6 +108,7 @@ struct CallOutcome {
   std::uint32_t attempts = 0;
   bool hedgeWon = false;
   bool failsafe = false;  // failsafe mode swallowed `error`
+  bool failback = false;  // failback mode: `error` handed to background retries (ok is true)
   std::chrono::nanoseconds latency{0};
 };
 using CallDone = std::function<void(const CallOutcome&)>;
@@ -103,15 +118,24 @@ public:
   // Throws std::invalid_argument for an empty service or invalid options.
   ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer, registry::Registry& registry,
                 std::string service, ClusterOptions options);
-  ~ServiceClient();  // close()
+  ~ServiceClient();  // close(); the failback calls it hands back are dropped (logged)
   ServiceClient(const ServiceClient&) = delete;
   ServiceClient& operator=(const ServiceClient&) = delete;
 
   // Subscribes to the service (the directory's start()).
   void start();
-  // Ends every running call with "disconnected", unsubscribes, closes every provider's client.
-  // Idempotent; later call()s are refused.
-  void close();
+  // A failback call close() took back before its retries ended (what never ran is not lost).
+  struct HeldCall {
+    std::string body;
+    CallOptions options;
+    std::string lastProvider;  // the url that failed last
+    std::int64_t retries = 0;  // background retries already made
+  };
+  // Ends every running call with "disconnected", stops the failback retries (handing back the
+  // calls still waiting for one; those with a retry in flight end with its outcome), unsubscribes
+  // and closes every provider's client. Idempotent (a second close() returns nothing); later
+  // call()s are refused.
+  std::vector<HeldCall> close();
 
   // Starts a call. Throws std::logic_error after close(), std::invalid_argument for an empty
   // `done` or a deadline <= 0 (nothing started, nothing changed).
@@ -121,7 +145,12 @@ public:
     std::uint64_t calls = 0;  // started
     std::uint64_t ok = 0;     // ended with a success (failsafe's empty ones not counted)
     std::uint64_t failed = 0;
-    std::uint64_t failsafe = 0;               // failures failsafe turned into empty successes
+    std::uint64_t failsafe = 0;  // failures failsafe turned into empty successes
+    std::uint64_t failback = 0;  // failures handed to failback (empty successes)
+    // The failback retries: failures seen (first attempts included), retries scheduled,
+    // recovered, given up (budget included), rejected (maxPendingRetries).
+    tasks::FailbackMetricsSnapshot failbackRetries{};
+    std::uint64_t failbackPending = 0;        // failed calls held for a retry now
     std::array<std::uint64_t, 3> attempts{};  // by AttemptKind: first, retry, hedge
     // Extra attempts not sent, [retry | hedge][no budget token | over the load cap].
     std::array<std::array<std::uint64_t, 2>, 2> extraRefused{};
@@ -135,6 +164,14 @@ public:
   [[nodiscard]] Stats stats() const;
   // wheelbeat_cluster_* (core/metrics.h) from stats(); several clients add up. Any thread.
   void writeMetrics(core::MetricsWriter& out) const;
+  // Each provider followed now and its latency estimate (peak EWMA of its answers; 0 before
+  // the first). Any thread (as of the last call or sweep).
+  struct ProviderFigure {
+    std::string url;
+    std::chrono::nanoseconds latency{0};
+    std::uint64_t inFlight = 0;
+  };
+  [[nodiscard]] std::vector<ProviderFigure> providerFigures() const;
   // Providers listed now, and of them available (connected, not ejected, not suspect). Any thread.
   [[nodiscard]] std::size_t providers() const;
   [[nodiscard]] std::size_t available() const;
