@@ -306,22 +306,36 @@ TEST_CASE("call: policies are checked") {
                        std::invalid_argument);
 }
 
+// Properties over random interleavings of answers (ok, retryable, application errors), hedge
+// delays, attempt timeouts and deadlines, in every mode:
+//   - each call ends exactly once (never zero, never two), and nothing is sent after its end;
+//   - the deciding answer is one that came, never a dropped attempt's (a hedge loser's answer is
+//     never delivered), and every answer after the end is late;
+//   - extra attempts (retries, hedges) never exceed the tokens the budget gave (none: none);
+//   - failover never retries an application's error.
 TEST_CASE("call: random interleavings in every mode end each call exactly once") {
   SmallRng rng(2024);
   const char* errors[] = {"timeout", "disconnected", "overloaded", "rejected", "bad-request"};
+  int totalExtras = 0;
+  int hedgeWins = 0;
+  int lateChecked = 0;
   for (int round = 0; round < 3000; ++round) {
     FakeContext ctx(rng() % 5);  // 0..4 providers
-    ctx.tokens = static_cast<int>(rng() % 3);
+    const int tokens = static_cast<int>(rng() % 3);
+    ctx.tokens = tokens;
     ctx.hedgeAfter = std::chrono::milliseconds(rng() % 50);
     CallPolicy p;
     p.mode = static_cast<Mode>(rng() % 6);
     p.retries = static_cast<std::uint32_t>(rng() % 4);
     p.forks = 1 + static_cast<std::uint32_t>(rng() % 3);
     p.deadline = std::chrono::milliseconds(50 + rng() % 200);
+    p.attemptTimeout = std::chrono::milliseconds(rng() % 2 == 0 ? 0 : 10 + rng() % 100);
     p.hedge = (p.mode == Mode::Failover || p.mode == Mode::Failfast) && rng() % 2 == 0;
     CallMachine call(p);
     int results = 0;
+    int extras = 0;
     std::vector<std::uint32_t> inFlight;
+    std::vector<std::uint32_t> answered;
     std::optional<nanoseconds> wake;
     std::uint32_t sent = 0;
     const auto take = [&](const Step& s) {
@@ -329,6 +343,9 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
       for (const Attempt& a : s.sends) {
         CHECK(a.index == sent++);
         CHECK(a.timeout > 0ns);
+        CHECK(a.timeout <= p.deadline);
+        if (p.attemptTimeout > 0ns) CHECK(a.timeout <= p.attemptTimeout);
+        extras += a.kind == AttemptKind::First ? 0 : 1;
         inFlight.push_back(a.index);
       }
       if (s.result) {
@@ -336,7 +353,11 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
         for (const std::uint32_t d : s.dropped) {
           CHECK(std::find(inFlight.begin(), inFlight.end(), d) != inFlight.end());
         }
+        if (s.result->attempt) {
+          CHECK(std::find(answered.begin(), answered.end(), *s.result->attempt) != answered.end());
+        }
         CHECK(s.result->attempts == sent);
+        hedgeWins += s.result->hedgeWon ? 1 : 0;
       }
       wake = s.wakeAt;
     };
@@ -348,7 +369,13 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
         const std::size_t i = rng() % inFlight.size();
         const std::uint32_t index = inFlight[i];
         inFlight.erase(inFlight.begin() + static_cast<std::ptrdiff_t>(i));
-        take(call.onAnswer(ctx, index, rng() % 3 == 0 ? ok() : failed(errors[rng() % 5]), now));
+        answered.push_back(index);
+        const AttemptOutcome outcome = rng() % 3 == 0 ? ok() : failed(errors[rng() % 5]);
+        const Step s = call.onAnswer(ctx, index, outcome, now);
+        if (p.mode == Mode::Failover && !outcome.ok && !retryable(outcome.error)) {
+          for (const Attempt& a : s.sends) CHECK(a.kind != AttemptKind::Retry);
+        }
+        take(s);
       } else if (wake) {
         now = std::max(now, *wake);
         take(call.onWake(ctx, now));
@@ -356,7 +383,17 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
     }
     CHECK(results == 1);  // never zero, never two
     CHECK(call.finished());
-    for (const std::uint32_t index : inFlight) CHECK(call.onAnswer(ctx, index, ok(), now).late);
+    CHECK(extras <= tokens);
+    CHECK(extras == ctx.retries + ctx.hedges);
+    totalExtras += extras;
+    for (const std::uint32_t index : inFlight) {
+      CHECK(call.onAnswer(ctx, index, ok(), now).late);
+      ++lateChecked;
+    }
   }
+  // The properties were exercised, not vacuous.
+  CHECK(totalExtras > 100);
+  CHECK(hedgeWins > 10);
+  CHECK(lateChecked > 500);
 }
 }  // TEST_SUITE("cluster")
