@@ -9,10 +9,12 @@
 #include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/registry/registry_server.h>
+#include <wheelbeat/tasks/small_rng.h>
 
 #include <fmt/format.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,15 +33,39 @@ using wheelbeat::tasks::cluster::Mode;
 
 inline const std::string kService = "org.example.Echo";
 
-enum class Behaviour { Echo, Busy, AppError, Late, Silent, BusyThenEcho };
+// Random: each request, drawn from `rng` (loop thread): echo (half), busy, an application's
+// error, late by 10-80 ms, silent, or the connection closed.
+enum class Behaviour { Echo, Busy, AppError, Late, Silent, BusyThenEcho, Random };
 
 // A provider: a TcpServer that answers every two-way request as its behaviour says.
 struct Provider {
-  Provider(Env& env, Behaviour b) : behaviour(b), timer(env.timer) {
+  Provider(Env& env, Behaviour b) : behaviour(b), timer(env.timer), loop(env.loop) {
     server = std::make_unique<TcpServer>(
         env.loop, env.timer, serverOptions(),
-        ChannelHandler{.onFrame = [this](Channel& ch, const FrameView& f) { answer(ch, f); }});
+        ChannelHandler{.onFrame = [this](Channel& ch, const FrameView& f) { answer(ch, f); },
+                       .onClosed =
+                           [this](Channel& ch, const CloseReason&) {
+                             const auto it = open.find(&ch);
+                             if (it == open.end()) return;
+                             *it->second = false;
+                             open.erase(it);
+                           }});
     port = server->listen();
+  }
+  // Answers request `f` on `ch` after `delay`, from the wheel through the loop, unless the
+  // connection closed meanwhile (the loop is never blocked; a closed channel is never touched).
+  void answerLater(Channel& ch, const FrameView& f, std::string body,
+                   std::chrono::nanoseconds delay) {
+    auto& flag = open[&ch];
+    if (!flag) flag = std::make_shared<bool>(true);
+    (void)timer.newTimeout(
+        [loop = &loop, ch = &ch, alive = flag, serialization = f.serialization(), id = f.id,
+         body = std::move(body)] {
+          (void)loop->post([ch, alive, serialization, id, body] {
+            if (*alive) (void)ch->send(serialization, kStatusOk, id, body);
+          });
+        },
+        delay);
   }
   void answer(Channel& ch, const FrameView& f) {
     if (!f.isRequest() || !f.isTwoWay()) return;
@@ -57,16 +83,23 @@ struct Provider {
         break;
       case Behaviour::AppError: (void)ch.reply(f, "no such greeting", 70); break;
       case Behaviour::Silent: break;
-      case Behaviour::Late: {
-        // Answered 300 ms later from the wheel: the loop is never blocked.
-        const std::uint8_t serialization = f.serialization();
-        const std::uint64_t id = f.id;
-        (void)timer.newTimeout(
-            [&ch, serialization, id, body] { (void)ch.send(serialization, kStatusOk, id, body); },
-            300ms);
-        break;
-      }
+      case Behaviour::Random: random(ch, f, body); break;
+      case Behaviour::Late: answerLater(ch, f, body, 300ms); break;
     }
+  }
+  void random(Channel& ch, const FrameView& f, const std::string& body) {
+    const std::uint64_t draw = rng() % 10;
+    if (draw < 5) {
+      (void)ch.reply(f, body);
+    } else if (draw == 5) {
+      (void)ch.reply(f, "busy", 100);
+    } else if (draw == 6) {
+      (void)ch.reply(f, "no such greeting", 70);
+    } else if (draw == 7) {
+      answerLater(ch, f, body, std::chrono::milliseconds(10 + rng() % 70));
+    } else if (draw == 9) {
+      ch.close("random close");
+    }  // 8: silent
   }
   std::string url() const {
     return fmt::format("dubbo://127.0.0.1:{}/{}?weight=100", port, kService);
@@ -77,7 +110,11 @@ struct Provider {
   std::unique_ptr<TcpServer> server;
   std::uint16_t port = 0;
   std::atomic<int> received{0};
-  int busyFor = 1;  // BusyThenEcho
+  int busyFor = 1;                    // BusyThenEcho
+  wheelbeat::tasks::SmallRng rng{1};  // Random (loop thread)
+  EventLoop& loop;
+  // Channels with an answer still due, and whether each is still open (loop thread).
+  std::map<Channel*, std::shared_ptr<bool>> open;
 };
 
 // Outcomes collected from the loop thread.
