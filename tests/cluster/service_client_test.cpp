@@ -120,6 +120,22 @@ TEST_CASE("service client: bad calls are refused and change nothing; close ends 
                        "CallPolicy.hedge = true with mode broadcast (expected: hedging with "
                        "failover or failfast only)",
                        std::invalid_argument);
+  ClusterOptions noToken = fastCluster(Mode::Failover);
+  noToken.hedge = true;
+  noToken.budget.ratio = 0;
+  noToken.budget.minRetriesPerSecond = 0;
+  CHECK_THROWS_WITH_AS(
+      ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noToken),
+      "ClusterOptions.hedge = true with budget.ratio = 0 and budget.minRetriesPerSecond = 0 "
+      "(expected: a budget that gives tokens: ratio > 0 or minRetriesPerSecond > 0)",
+      std::invalid_argument);
+  noToken = fastCluster(Mode::Failover);
+  noToken.hedge = true;
+  noToken.maxExtraPercent = 0;
+  CHECK_THROWS_WITH_AS(
+      ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noToken),
+      "ClusterOptions.hedge = true with maxExtraPercent = 0 (expected: maxExtraPercent > 0)",
+      std::invalid_argument);
   ClusterOptions noRoom = fastCluster(Mode::Failback);
   noRoom.failback.maxPendingRetries = 0;
   CHECK_THROWS_WITH_AS(ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noRoom),

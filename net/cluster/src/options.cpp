@@ -24,6 +24,17 @@ void validate(const ClusterOptions& o) {
     throw std::invalid_argument(
         fmt::format("ClusterOptions.maxExtraPercent = {} (expected: 0..100)", o.maxExtraPercent));
   }
+  // A hedge needs a token and room under the cap: with neither ever given, `hedge` would be a
+  // setting that silently does nothing.
+  if (o.hedge && o.budget.ratio == 0 && o.budget.minRetriesPerSecond == 0) {
+    throw std::invalid_argument(
+        "ClusterOptions.hedge = true with budget.ratio = 0 and budget.minRetriesPerSecond = 0 "
+        "(expected: a budget that gives tokens: ratio > 0 or minRetriesPerSecond > 0)");
+  }
+  if (o.hedge && o.maxExtraPercent == 0) {
+    throw std::invalid_argument(
+        "ClusterOptions.hedge = true with maxExtraPercent = 0 (expected: maxExtraPercent > 0)");
+  }
 }
 
 }  // namespace wheelbeat::cluster
