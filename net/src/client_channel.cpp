@@ -25,6 +25,10 @@ void ClientChannel::start(const std::shared_ptr<tasks::TaskListener>& listener,
   std::lock_guard lock(mutex_);
   if (started_ || isClosed())
     throw std::logic_error("wheelbeat: TcpClient::start() twice or after close()");
+  // As TcpServer::listen(): a client on a stopped loop would never connect, silently.
+  if (loop().isStopped()) {
+    throw std::runtime_error("wheelbeat: TcpClient::start(): the event loop is stopped");
+  }
   started_ = true;
   auto self = std::static_pointer_cast<ClientChannel>(shared_from_this());
   std::weak_ptr<tasks::Channel> weak = self;
@@ -34,7 +38,11 @@ void ClientChannel::start(const std::shared_ptr<tasks::TaskListener>& listener,
                                                                listener, metrics);
   heartbeatTask_->start(heartbeatTask_->checkInterval());
   reconnectTask_->start(reconnectTask_->checkInterval());
-  loop().post([self] { self->connect(); });
+  if (!loop().post([self] { self->connect(); })) {  // the loop stopped meanwhile
+    heartbeatTask_->cancel();
+    reconnectTask_->cancel();
+    throw std::runtime_error("wheelbeat: TcpClient::start(): the event loop is stopped");
+  }
 }
 
 std::string ClientChannel::target() const {

@@ -311,6 +311,24 @@ TEST_CASE("a connect that never completes fails with connect-timeout") {
   ::close(fd);
 }
 
+TEST_CASE("start() on a stopped loop throws, as listen() does, and starts nothing") {
+  Env env;
+  HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};
+  RefusingPort refusing;
+  Recorder client;
+  Recorder server;
+  REQUIRE(env.loop.stop() == 0);
+  TcpClient cli(env.loop, clientTimer, clientOptions(refusing.port), client.handler());
+  CHECK_THROWS_WITH_AS(cli.start(), "wheelbeat: TcpClient::start(): the event loop is stopped",
+                       std::runtime_error);
+  CHECK(clientTimer.pendingTimeouts() == 0);  // no heartbeat or reconnect task armed
+  CHECK(cli.connectAttempts() == 0);
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  CHECK_THROWS_WITH_AS((void)srv.listen(),
+                       "wheelbeat: TcpServer::listen(): the event loop is stopped",
+                       std::runtime_error);
+}
+
 TEST_CASE("owner close cancels every task of the client and no reconnect follows") {
   Env env;
   HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};  // only this client's tasks

@@ -99,7 +99,8 @@ public:
   TcpClient& operator=(const TcpClient&) = delete;
 
   // Starts the first connect and the heartbeat and reconnect tasks. Throws std::logic_error if
-  // called twice or after close(), and what the timer throws (TimerStoppedError, ...).
+  // called twice or after close(), std::runtime_error if the loop is stopped (as
+  // TcpServer::listen()), and what the timer throws (TimerStoppedError, ...).
   void start();
 
   // Closes for good: cancels the heartbeat and reconnect tasks and the connect timeout at once
