@@ -123,16 +123,28 @@ ConsumerPlan planOf(const Options& o, ChannelConfig c, const std::vector<int>& p
 }
 
 // Stops every provider and sums the measured attempts; the per-provider figures go to stderr
-// (they show where ejection and retries sent the calls).
-std::uint64_t collectAttempts(std::vector<std::unique_ptr<ProviderProcess>>& providers) {
+// (they show where ejection and retries sent the calls). A provider counts the attempts it
+// handled: one sent to a stopped provider and abandoned (deadline, per-attempt timeout) before it
+// resumed is cancelled before it reaches the service, so it is not counted. Every call makes one
+// first attempt, hence at least offered + retries - attempts such attempts (also on stderr).
+std::uint64_t collectAttempts(std::vector<std::unique_ptr<ProviderProcess>>& providers,
+                              std::uint64_t offered) {
   std::uint64_t attempts = 0;
+  std::uint64_t retries = 0;
   std::string byProvider;
   for (std::size_t i = 0; i < providers.size(); ++i) {
     const ProviderCounts c = providers[i]->finish(Clock::now() + std::chrono::seconds(10));
     attempts += c.measured;
+    retries += c.retried;
     byProvider += fmt::format(" p{} {} ({} retries)", i, c.measured, c.retried);
   }
   fmt::print(stderr, "wheelbeat_grpc_bench:   attempts by provider:{}\n", byProvider);
+  const std::uint64_t seen = attempts - retries;  // first attempts the providers handled
+  if (seen < offered) {
+    fmt::print(stderr,
+               "wheelbeat_grpc_bench:   attempts never handled by a provider: at least {}\n",
+               offered + retries - attempts);
+  }
   return attempts;
 }
 
@@ -155,7 +167,7 @@ Row runRow(const Options& o, Scenario s, ChannelConfig c) {
       stops = std::make_unique<StopSchedule>(*providers[2], stopWindows(o, window));
   });
   stops.reset();
-  row.attempts = collectAttempts(providers);
+  row.attempts = collectAttempts(providers, plan.measuredCalls);
   return row;
 }
 
