@@ -70,8 +70,12 @@ done <"$dir/out"
 pid=$!
 await_line "$dir/err2" "provider 2 stopped" 20
 [ "$(providers_of $pid | wc -l)" -eq 3 ] || fail "run 2: expected 3 providers: $(providers_of $pid)"
-stopped=$(ps -o stat= -p "$(providers_of $pid | paste -sd,)" | grep -c '^T')
-[ "$stopped" -eq 1 ] || fail "run 2: expected 1 stopped provider, found $stopped"
+# The SIGSTOP was sent before the line was printed; every thread of the provider stops soon after.
+deadline=$((SECONDS + 5))
+until [ "$(ps -o stat= -p "$(providers_of $pid | paste -sd,)" | grep -c '^T')" -eq 1 ]; do
+  [ $SECONDS -lt $deadline ] || fail "run 2: expected 1 stopped provider: $(ps -o pid,stat,args -p "$(providers_of $pid | paste -sd,)")"
+  sleep 0.1
+done
 kill -TERM $pid
 wait $pid 2>/dev/null
 rc=$?
