@@ -45,6 +45,9 @@ DEB_PACKAGES += jq gnuplot-nox
 DEB_PACKAGES += doxygen
 # make bench: Netty baseline (tests/bench/netty/: Netty 4.1.48's HashedWheelTimer, built with javac).
 DEB_PACKAGES += libnetty-java default-jdk-headless
+# make bench: gRPC C++ baseline of the cluster scenarios T0 / T1 (tests/bench/grpc/: gRPC 1.51,
+# its protoc plugin; libgrpc++-dev does not pull protobuf's headers and library).
+DEB_PACKAGES += libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
 # test reports itself skipped.
 DEB_PACKAGES += prometheus
