@@ -312,6 +312,7 @@ std::vector<Timeout> HashedWheelTimer::Impl::stop() {
     throw std::logic_error(
         "HashedWheelTimer::stop() called from inside one of its tasks (expected: another thread)");
   }
+  if (!isStopped()) (void)owner_.users_.stopEach("HashedWheelTimer");
   {
     std::lock_guard lock(lifecycleMutex_);
     const int current = lifecycle_.load();

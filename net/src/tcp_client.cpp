@@ -66,7 +66,6 @@ void TcpClient::build(core::HashedWheelTimer& timer, ClientOptions options, Chan
                       StateCallback onStateChange) {
   const std::string user = fmt::format("TcpClient {}:{}", options.server.host, options.server.port);
   loopUse_ = loop_.use(user);
-  timerUse_ = timer.use(user);
   const std::size_t maxQueue = options.maxSendQueue;
   const CodecOptions codec = options.codec;
   // `options` is read by the channel's base before it moves into the channel.
@@ -76,6 +75,16 @@ void TcpClient::build(core::HashedWheelTimer& timer, ClientOptions options, Chan
       options.metrics};
   channel_ =
       std::make_shared<detail::ClientChannel>(config, std::move(options), std::move(onStateChange));
+  // The timer stopped under this client: its heartbeats and reconnects would silently stop, so
+  // it closes instead (the channel, not `this`: the client may be in its destructor meanwhile).
+  timerUse_ =
+      timer.use(user, [weak = std::weak_ptr<detail::ClientChannel>(channel_), loop = &loop_] {
+        const auto channel = weak.lock();
+        // As close(): off the loop thread, returns once closed.
+        if (channel && channel->closeForGood("the timer stopped") && !loop->isLoopThread()) {
+          channel->waitClosed();
+        }
+      });
 }
 
 TcpClient::~TcpClient() { close("client destroyed"); }

@@ -4,7 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,5 +49,52 @@ TEST_CASE("users: the wheel lists its users") {
     CHECK(timer.users() == std::vector<std::string>{"TcpClient 127.0.0.1:20880"});
   }
   CHECK(timer.users().empty());
+}
+TEST_CASE("users: stopEach runs each live user's stop handler, in order, once") {
+  Users users;
+  std::vector<std::string> ran;
+  Users::Use a = users.add("first", [&] { ran.push_back("first"); });
+  Users::Use quiet = users.add("no handler");
+  Users::Use b = users.add("second", [&] {
+    ran.push_back("second");
+    throw std::runtime_error("handler failed");  // logged and dropped
+  });
+  Users::Use gone = users.add("gone", [&] { ran.push_back("gone"); });
+  gone.reset();
+  CHECK(users.stopEach("Thing") == 3);
+  CHECK(ran == std::vector<std::string>{"first", "second"});
+  CHECK(users.names().size() == 3);  // stopping is not leaving: each user drops its own token
+  a.reset();
+  quiet.reset();
+  b.reset();
+  CHECK(users.stopEach("Thing") == 0);
+  CHECK(ran.size() == 2);
+}
+
+TEST_CASE("users: a stop handler may drop its own token") {
+  Users users;
+  Users::Use self;
+  int ran = 0;
+  self = users.add("self", [&] {
+    ++ran;
+    self.reset();  // from inside its own handler: no wait, no deadlock
+  });
+  CHECK(users.stopEach("Thing") == 1);
+  CHECK(ran == 1);
+  CHECK(users.names().empty());
+}
+
+TEST_CASE("users: the wheel's stop() runs its users' stop handlers first") {
+  wheelbeat::core::HashedWheelTimer timer;
+  bool pendingAtStop = false;
+  wheelbeat::core::Timeout t;
+  auto use = timer.use("TcpClient 127.0.0.1:20880", [&] {
+    pendingAtStop = !timer.isStopped();
+    (void)t.cancel();  // a user cancels its timeouts on a timer not stopped yet
+  });
+  t = timer.newTimeout([] {}, std::chrono::hours(1));
+  CHECK(timer.stop().empty());  // the user cancelled it: nothing handed back
+  CHECK(pendingAtStop);
+  CHECK(timer.stop().empty());  // a second stop tells nobody again
 }
 }  // TEST_SUITE("core")

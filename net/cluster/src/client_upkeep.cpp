@@ -97,8 +97,12 @@ ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer
                              registry::Registry& registry, std::string service,
                              ClusterOptions options) {
   if (service.empty()) throw std::invalid_argument("ServiceClient: an empty service name");
-  timerUse_ = timer.use("ServiceClient " + service);
+  const std::string user = "ServiceClient " + service;
   impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options));
+  // The timer stopped under this client: no deadline would ever fire again, so it closes.
+  timerUse_ = timer.use(user, [weak = std::weak_ptr<Impl>(impl_)] {
+    if (const auto impl = weak.lock()) (void)impl->close();
+  });
 }
 
 ServiceClient::~ServiceClient() {

@@ -114,7 +114,10 @@ public:
 
   // Registers `name` ("TcpClient 127.0.0.1:20880") as a user of this timer until the token is
   // destroyed: clients, servers and directories hold one for their lifetime. Any thread.
-  [[nodiscard]] Users::Use use(std::string name) { return users_.add(std::move(name)); }
+  // `onStop` (optional) runs if stop() comes while the token lives (see stop()).
+  [[nodiscard]] Users::Use use(std::string name, std::function<void()> onStop = {}) {
+    return users_.add(std::move(name), std::move(onStop));
+  }
   // The users registered now, in the order they came. Any thread.
   [[nodiscard]] std::vector<std::string> users() const { return users_.names(); }
 
@@ -148,7 +151,10 @@ public:
 
   // Stops the timer: wakes the worker at once, joins it, and returns every timeout that had
   // neither run nor been cancelled, each now marked cancelled (their tasks are kept until the
-  // timer is destroyed; see Timeout::task()). A second call returns an empty vector.
+  // timer is destroyed; see Timeout::task()). A second call returns an empty vector. Users still
+  // registered (use()) are told first: logged at Warn by name, each runs its stop handler (a
+  // client closes itself with reason "the timer stopped": never left connected with its
+  // heartbeats off).
   // Throws std::logic_error when called from inside a task of this timer. With Drive::Manual it
   // waits for an advance() running on another thread to finish first.
   // Thread: any other.

@@ -8,12 +8,20 @@
 // A user takes a Use token when it starts relying on the resource and drops it (destroys the
 // token) when it no longer does; the resource's destructor calls checkNoneLeft().
 //
+// Stopping the resource under live users (e.g. timer.stop() while clients still count on their
+// heartbeats) is not silent either: stopEach() logs a Warn naming them and runs each user's
+// `onStop` (a client closes itself with a reason), so nothing is left "connected" with its tasks
+// off.
+//
 // Threads: every member, any thread (one mutex). A Use may outlive its Users: it is then inert.
+// Destroying a Use waits while its `onStop` runs on another thread, so a user may be destroyed
+// concurrently with a stopEach() that is calling it.
 #pragma once
 
 #include <wheelbeat/core/cxx20.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -51,12 +59,17 @@ public:
   Users& operator=(const Users&) = delete;
 
   // A token naming the user ("TcpClient 127.0.0.1:20880"), held while it uses the resource.
-  [[nodiscard]] Use add(std::string name);
+  // `onStop` (optional) is what the user does when the resource stops under it (stopEach()).
+  [[nodiscard]] Use add(std::string name, std::function<void()> onStop = {});
   // The users alive now, in the order they came.
   [[nodiscard]] std::vector<std::string> names() const;
   // If a user is still alive: writes the message of the file comment (naming `resource`) to
   // stderr and the log at Error, then std::abort(). Otherwise returns.
   void checkNoneLeft(std::string_view resource) const noexcept;
+  // The resource is stopping: if users are alive, logs at Warn "`resource` stopped while still
+  // used by: ... (each is closed)" and runs each one's onStop (in the order they came, with no
+  // lock held; an exception it throws is logged and dropped). Returns how many users were alive.
+  std::size_t stopEach(std::string_view resource);
 
 private:
   std::shared_ptr<State> state_;
