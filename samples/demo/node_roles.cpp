@@ -121,10 +121,11 @@ struct CallCounters {
   std::atomic<std::int64_t> lastRttUs{0};
 };
 
-// "port:ok:failed:inUse" per provider listed or answered.
+// "port:ok:failed:inUse" per provider the registry lists now.
 std::string linksOf(const std::vector<samples::rpc::ProviderView>& views) {
   std::string out;
   for (const auto& p : views) {
+    if (!p.listed) continue;
     const bool inUse = p.lastOk.count() >= 0 && p.lastOk < kInUse;
     out += fmt::format("{}{}:{}:{}:{}", out.empty() ? "" : ",", portOf(p.url), p.ok, p.failed,
                        inUse ? 1 : 0);

@@ -62,10 +62,9 @@ std::string countOf(const Node& n, const char* key) {
 }  // namespace
 
 std::string renderTable(const std::deque<Node>& nodes) {
-  std::string out =
-      fmt::format("{:<11} {:<9} {:<12} {:>8} {:>5} {:>6} {:>7} {:>13} {:>14}  {}\n", "node",
-                  "role", "state", "last RTT", "hb", "reconn", "pending", "calls ok/fail",
-                  "tries 1st/r/h", "sees");
+  std::string out = fmt::format("{:<11} {:<9} {:<12} {:>8} {:>5} {:>6} {:>7} {:>13} {:>14}  {}\n",
+                                "node", "role", "state", "last RTT", "hb", "reconn", "pending",
+                                "calls ok/fail", "tries 1st/r/h", "sees");
   for (const Node& n : nodes) {
     const std::string calls =
         n.role == "consumer" ? fmt::format("{}/{}", n.status.number("ok"), n.status.number("fail"))

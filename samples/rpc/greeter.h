@@ -105,9 +105,9 @@ struct Reply {
 // `lastOk` tells whether the provider is being answered from now.
 struct ProviderView {
   std::string url;
-  bool listed = false;           // in the registry's latest list
-  std::uint64_t ok = 0;          // calls it answered with a greeting
-  std::uint64_t failed = 0;      // calls whose last failing attempt was on it
+  bool listed = false;                  // in the registry's latest list
+  std::uint64_t ok = 0;                 // calls it answered with a greeting
+  std::uint64_t failed = 0;             // calls whose last failing attempt was on it
   std::chrono::nanoseconds lastOk{-1};  // since its last greeting; -1: none yet
 };
 

@@ -67,8 +67,8 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
   std::set<std::string> answeredBy;
   for (int i = 0; i < n; ++i) {
     const Reply r = callOnce(consumer, fmt::format("caller-{}", i));
-    samples::info("  {} -> {} ({} attempt{})", r.ok ? r.greeting : "FAILED: " + r.error,
-                  r.provider, r.attempts, r.attempts == 1 ? "" : "s");
+    samples::info("  {} -> {} ({} attempt{})", r.ok ? r.greeting : "FAILED: " + r.error, r.provider,
+                  r.attempts, r.attempts == 1 ? "" : "s");
     if (!r.ok) return {};
     answeredBy.insert(r.provider);
   }
