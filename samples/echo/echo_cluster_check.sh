@@ -26,15 +26,7 @@ fail() {
   for f in registry server-a server-b client; do echo "--- $f"; cat "$dir/$f.log" 2>/dev/null; done
   exit 1
 }
-# Polls `cmd` every 100 ms for up to $1 seconds.
-within() {
-  local limit=$1; shift
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    [ $SECONDS -ge $end ] && return 1
-    sleep 0.1
-  done
-}
+. "$(dirname "$0")/check_common.sh" # within, free_port
 
 # 5 first (cheap): the cluster flags' values and their need of --registry.
 out=$("$client_bin" --registry embedded://127.0.0.1:1 --service org.example.Echo --cluster-mode failovr 2>&1); rc=$?
@@ -49,10 +41,7 @@ out=$("$client_bin" --port 20880 --retries 3 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q -- '--retries needs --registry' <<<"$out" || fail "--retries alone: exit $rc: $out"
 
 # 1. The registry node.
-for _ in $(seq 50); do # a port nobody listens on, below the ephemeral range
-  port=$((20000 + RANDOM % 12768))
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
-done
+port=$(free_port) || fail "no free loopback port"
 "$node_bin" --role registry --name registry --config "$cluster_json" --registry-port "$port" \
   >"$dir/registry.log" 2>&1 &
 rpid=$!

@@ -31,15 +31,7 @@ fail() {
   for f in server client client2 zookeeper; do echo "--- $f"; cat "$dir/$f.log" 2>/dev/null; done
   exit 1
 }
-# Polls `cmd` every 100 ms for up to $1 seconds.
-within() {
-  local limit=$1; shift
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    [ $SECONDS -ge $end ] && return 1
-    sleep 0.1
-  done
-}
+. "$(dirname "$0")/check_common.sh" # within, free_port
 now_ms() { date +%s%3N; }
 srvr() { # ZooKeeper's "srvr" four-letter command
   exec 3<>"/dev/tcp/127.0.0.1/$zk_port" || return 1
@@ -50,10 +42,7 @@ srvr() { # ZooKeeper's "srvr" four-letter command
 serving() { srvr 2>/dev/null | grep -q '^Mode: '; }
 
 # 1. ZooKeeper: tick 200 ms, sessions 2..10 s (as tests/registry/zookeeper/zk_server.h).
-for _ in $(seq 50); do # a port nobody listens on, below the ephemeral range
-  zk_port=$((20000 + RANDOM % 12768))
-  (exec 3<>"/dev/tcp/127.0.0.1/$zk_port") 2>/dev/null || break
-done
+zk_port=$(free_port) || fail "no free loopback port"
 mkdir -p "$dir/data"
 cat >"$dir/zoo.cfg" <<EOF
 tickTime=200
