@@ -52,9 +52,8 @@ std::vector<LinkView> linksOf(const NodeStatus& status) {
   std::vector<LinkView> out;
   for (const std::string& record : status.list("links")) {
     const auto f = split(record, ':');
-    if (f.size() != 6) continue;
-    out.push_back(
-        {f[0], f[1], f[2] == "1", std::stoull(f[3]), std::stoull(f[4]), std::stoull(f[5])});
+    if (f.size() != 4) continue;
+    out.push_back({f[0], std::stoull(f[1]), std::stoull(f[2]), f[3] == "1"});
   }
   return out;
 }

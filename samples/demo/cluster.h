@@ -28,14 +28,14 @@ struct NodeStatus {
   [[nodiscard]] std::vector<std::string> list(const std::string& key) const;  // "a,b" -> {a, b}
 };
 
-// One provider connection of a consumer ("port:state:usable:ok:failed:halfOpens").
+// One provider as a consumer sees it ("port:ok:failed:inUse"): the calls it answered and failed,
+// and whether it answered one within the last second (the consumer calls round robin, so a
+// provider its cluster client still uses answers several a second).
 struct LinkView {
   std::string port;
-  std::string state;
-  bool usable = false;
   std::uint64_t ok = 0;
   std::uint64_t failed = 0;
-  std::uint64_t halfOpens = 0;
+  bool usable = false;
 };
 [[nodiscard]] std::vector<LinkView> linksOf(const NodeStatus& status);
 

@@ -92,6 +92,20 @@ private:
   bool keep_;
 };
 
+// Each consumer's calls and its cluster client's figures, from its last status line.
+void printConsumerFigures(const std::deque<demo::Node>& nodes) {
+  samples::info("consumers (calls, and their cluster client's attempts):");
+  for (const demo::Node& n : nodes) {
+    if (n.role != "consumer") continue;
+    samples::info(
+        "  {:<11} {} ok, {} failed; attempts {} first, {} retries, {} hedges; {} ejection(s), "
+        "{} half-open link(s)",
+        n.name, n.status.number("ok"), n.status.number("fail"), n.status.number("first"),
+        n.status.number("retries"), n.status.number("hedges"), n.status.number("ejections"),
+        n.status.number("halfopens"));
+  }
+}
+
 int summarize(const demo::Scenario& scenario, int uncleanExits) {
   fmt::print("\n");
   samples::info("summary (each expected recovery, from its fault):");
@@ -146,6 +160,7 @@ int run(const Args& args, const char* argv0) {
     return 2;
   }
   scenario.show(true);
+  printConsumerFigures(cluster.nodes());
   const int unclean = cluster.stopAll();
   for (const demo::Node& n : cluster.nodes()) {
     if (n.life == demo::Life::Exited && n.exitStatus != n.cleanExit) {

@@ -111,38 +111,60 @@ int runProvider(NodeContext& node) {
 
 namespace {
 
+// A provider counts as in use while it answered one of this consumer's calls within this window:
+// 5 calls a second go round robin over at most 3 providers, so each one in use answers several.
+constexpr std::chrono::seconds kInUse{1};
+
 struct CallCounters {
   std::atomic<std::uint64_t> ok{0};
   std::atomic<std::uint64_t> failed{0};
   std::atomic<std::int64_t> lastRttUs{0};
 };
 
-// "port:state:usable:ok:failed:halfOpens" per provider connection.
-std::string linksOf(const GreeterConsumer& consumer) {
+// "port:ok:failed:inUse" per provider the registry lists now.
+std::string linksOf(const std::vector<samples::rpc::ProviderView>& views) {
   std::string out;
-  for (const auto& p : consumer.providers()) {
-    out +=
-        fmt::format("{}{}:{}:{}:{}:{}:{}", out.empty() ? "" : ",", portOf(p.url),
-                    net::clientStateName(p.state), p.usable ? 1 : 0, p.ok, p.failed, p.halfOpens);
+  for (const auto& p : views) {
+    if (!p.listed) continue;
+    const bool inUse = p.lastOk.count() >= 0 && p.lastOk < kInUse;
+    out += fmt::format("{}{}:{}:{}:{}", out.empty() ? "" : ",", portOf(p.url), p.ok, p.failed,
+                       inUse ? 1 : 0);
   }
   return out.empty() ? "-" : out;
 }
 
 std::string consumerStatus(const GreeterConsumer& consumer, registry::Registry& registry,
                            const CallCounters& calls, const tasks::TaskMetrics& metrics) {
-  bool anyUsable = false;
-  for (const auto& p : consumer.providers()) anyUsable = anyUsable || p.usable;
   const auto m = metrics.snapshot();
+  const auto s = consumer.stats();
+  const std::size_t available = consumer.available();
+  std::uint64_t ejections = 0;
+  for (const std::uint64_t e : s.ejections) ejections += e;
   return fmt::format(
       "role=consumer state={} rtt={} hb={} rc={} pend={} ok={} fail={} notifies={} halfopens={} "
-      "known={} "
-      "links={}",
-      anyUsable ? "calling" : "no-provider", calls.lastRttUs.load(), m.heartbeatsSent,
-      m.reconnectsStarted,
-      consumer.pendingRetries() +
-          static_cast<std::int64_t>(registry.failback().pendingRetryCount()),
-      calls.ok.load(), calls.failed.load(), consumer.notifications(), consumer.halfOpens(),
-      portsOf(consumer.knownProviders()), linksOf(consumer));
+      "known={} avail={} listed={} first={} retries={} hedges={} ejections={} links={}",
+      available > 0 ? "calling" : "no-provider", calls.lastRttUs.load(), m.heartbeatsSent,
+      m.reconnectsStarted, registry.failback().pendingRetryCount(), calls.ok.load(),
+      calls.failed.load(), consumer.notifications(), consumer.halfOpens(),
+      portsOf(consumer.knownProviders()), available, consumer.listed(), s.attempts[0],
+      s.attempts[1], s.attempts[2], ejections, linksOf(consumer.providers()));
+}
+
+// The cluster client's options for the demo: round robin (every provider's share shows in the
+// table), a call bounded by two heartbeats, an attempt by a third of that, and a hedge after
+// three service times (a frozen provider costs a call 150 ms, not its deadline).
+wheelbeat::cluster::ClusterOptions clusterOptions(const wheelbeat::config::Config& cfg) {
+  wheelbeat::cluster::ClusterOptions o;
+  o.directory.client = cfg.client;
+  o.balancer = wheelbeat::tasks::cluster::BalancerKind::RoundRobin;
+  o.deadline = 2 * cfg.client.heartbeat.interval;
+  o.attemptTimeout = o.deadline / 3;
+  o.hedge = true;
+  o.hedgeDelay.fixed = 3 * kServiceTime;
+  // 5 calls a second: the default cap (5 % of them) would refuse every retry and hedge; the
+  // retry budget still bounds them.
+  o.maxExtraPercent = 100;
+  return o;
 }
 
 }  // namespace
@@ -150,12 +172,9 @@ std::string consumerStatus(const GreeterConsumer& consumer, registry::Registry& 
 int runConsumer(NodeContext& node) {
   auto registry = wheelbeat::registry::makeRegistry(node.loop, node.timer, registrySetup(node.cfg));
   registry->start();
-  samples::rpc::GreeterOptions options;
-  options.directory.client = node.cfg.client;
-  options.failback = node.cfg.failback;
-  options.callTimeout = 2 * node.cfg.client.heartbeat.interval;
+  samples::rpc::GreeterOptions options{clusterOptions(node.cfg)};
   auto metrics = std::make_shared<tasks::TaskMetrics>();
-  options.directory.client.taskMetrics = metrics;
+  options.cluster.directory.client.taskMetrics = metrics;
   GreeterConsumer consumer(node.loop, node.timer, options);
   consumer.subscribe(*registry);
   auto collected =

@@ -28,23 +28,7 @@ fail() {
   for f in server client prometheus; do echo "--- $f"; tail -40 "$dir/$f.log" 2>/dev/null; done
   exit 1
 }
-# Polls `cmd` every 100 ms for up to $1 seconds.
-within() {
-  local limit=$1; shift
-  local end=$((SECONDS + limit))
-  until "$@"; do
-    [ $SECONDS -ge $end ] && return 1
-    sleep 0.1
-  done
-}
-free_port() { # a loopback port nobody listens on, below the ephemeral range
-  local p
-  for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 12768))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-  return 1
-}
+. "$(dirname "$0")/check_common.sh" # within, free_port
 scrape() { curl -sf --max-time 2 "http://127.0.0.1:$1/metrics"; }
 # The value of a sample without labels in a scrape text ($1 port, $2 name).
 own() { scrape "$1" | awk -v n="$2" '$1 == n { print $2 }'; }

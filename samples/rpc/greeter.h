@@ -1,8 +1,7 @@
 // Greeter: a tiny RPC service ("sayHello": a name in, a greeting out) built on wheelbeat's
 // channels, the way a real RPC framework plugs in: its own serialization id in the exchange
-// header, its own body format, the registry to find providers, Channel::request() to correlate
-// responses by id with a timeout, and tasks::FailbackInvoker to retry failed calls on another
-// provider in the background.
+// header, its own body format, the registry to find providers, and cluster::ServiceClient to
+// call them (provider choice, failover, outlier ejection, hedging: all the library's).
 //
 //   Provider                                    Consumer
 //   GreeterProvider p(loop, timer, server);     GreeterConsumer c(loop, timer, options);
@@ -12,23 +11,15 @@
 // The "serialization" (id kStringSerialization): a body is one string, a 4-byte big-endian
 // length and then the bytes. A provider answers status 20 (OK) with the greeting, or 40 (bad
 // request) with the reason when a body does not decode.
-//
-// Provider choice: round robin over the providers the registry lists whose connection is
-// usable: Connected, and not suspect. A connection becomes suspect when a call on it timed out
-// or when its reconnect task found it half-open; it is trusted again once something was read
-// from it after that (a heartbeat answer, a response). A frozen provider's kernel still accepts
-// connections, so "Connected" alone would send calls into the void.
 #pragma once
 
+#include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/metrics.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
-#include <wheelbeat/registry/directory.h>
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/registry/shutdown.h>
-#include <wheelbeat/tasks/failback_invoker.h>
-#include <wheelbeat/tasks/task_listener.h>
 
 #include <chrono>
 #include <cstdint>
@@ -89,65 +80,74 @@ private:
 };
 
 struct GreeterOptions {
-  // The provider links: one client per provider the registry lists (heartbeat, reconnect,
-  // connect timeout in `directory.client`), opened and closed as providers come and go, an empty
-  // list held back while the registry is not trusted (see registry/directory.h).
-  wheelbeat::registry::DirectoryOptions directory{};
-  wheelbeat::tasks::FailbackOptions failback{};  // invocationRetry, maxPendingRetries
-  std::chrono::nanoseconds callTimeout = std::chrono::seconds(1);
+  // Everything about where a call goes: the cluster mode, retries, the balancer, outlier
+  // ejection, hedging, the retry budget, the call's deadline and the provider links
+  // (`cluster.directory.client`: heartbeat, reconnect, connect timeout; its `taskMetrics` may be
+  // set, its `taskListener` must stay null: the consumer counts half-open links with its own).
+  wheelbeat::cluster::ClusterOptions cluster{};
 };
 
-// The final outcome of one sayHello (after failback retries, if any).
+// The outcome of one sayHello, as the cluster client decided it.
 struct Reply {
   bool ok = false;
-  std::string greeting;             // ok: the provider's answer
-  std::string provider;             // the url that answered (ok) or failed last
-  std::string error;                // !ok: "timeout: no response within 1s", "no-endpoint: ..."
-  std::chrono::nanoseconds rtt{0};  // ok: round trip of the successful attempt
+  std::string greeting;  // ok: the provider's answer
+  std::string provider;  // the url whose answer decided (may be empty when none did)
+  // !ok: the shared error name ("timeout", "no-endpoint", "disconnected", ...), or
+  // "bad-response" when the answer was not one string.
+  std::string error;
+  std::chrono::nanoseconds rtt{0};  // the whole call, every attempt included
+  std::uint32_t attempts = 0;
+  bool hedgeWon = false;
 };
 
-// One provider connection as the consumer sees it (for status displays).
+// What this consumer saw of one provider (for status displays): the answers that decided its
+// calls. The cluster client's own view of a provider (connected, ejected, suspect) is not public;
+// `lastOk` tells whether the provider is being answered from now.
 struct ProviderView {
   std::string url;
-  wheelbeat::net::ClientState state = wheelbeat::net::ClientState::Disconnected;
-  bool usable = false;
-  std::uint64_t ok = 0;         // attempts answered OK on this provider
-  std::uint64_t failed = 0;     // attempts that failed on it (timeout, closed, not sent)
-  std::uint64_t halfOpens = 0;  // reconnects its ReconnectTimerTask forced (read idle)
+  bool listed = false;                  // in the registry's latest list
+  std::uint64_t ok = 0;                 // calls it answered with a greeting
+  std::uint64_t failed = 0;             // calls whose last failing attempt was on it
+  std::chrono::nanoseconds lastOk{-1};  // since its last greeting; -1: none yet
 };
 
 class GreeterConsumer {
 public:
   using Done = std::function<void(const Reply&)>;
 
-  // `options.directory.client.taskMetrics` (may be null) observes the heartbeat and reconnect tasks
-  // of every provider link. Throws std::invalid_argument for invalid directory options.
+  // Throws std::invalid_argument for invalid cluster options (the field named) or a
+  // taskListener in them.
   GreeterConsumer(wheelbeat::net::EventLoop& loop, wheelbeat::core::HashedWheelTimer& timer,
                   GreeterOptions options);
   ~GreeterConsumer();  // close()
   GreeterConsumer(const GreeterConsumer&) = delete;
   GreeterConsumer& operator=(const GreeterConsumer&) = delete;
 
-  // Follows the providers of "greeter": a registry::Directory connects to each provider as its
-  // notification arrives and closes the link of one that left within that notification. Once;
-  // `registry` must outlive close(). Throws std::logic_error when called twice. Any thread.
+  // Starts a cluster::ServiceClient for "greeter" on `registry`, and follows the registry's list
+  // (for knownProviders()). Once; `registry` must outlive close(). Throws std::logic_error when
+  // called twice or after close(). Not from the loop thread.
   void subscribe(wheelbeat::registry::Registry& registry);
-  // Calls a provider; a failure is retried in the background (FailbackOptions::invocationRetry)
-  // on another provider when there is one. `done` runs once, on the loop or the wheel thread.
-  // Any thread.
+  // One call; the cluster client chooses the provider and retries / hedges as configured.
+  // `done` runs once, on the loop thread. Throws std::logic_error before subscribe() or after
+  // close(). Any thread.
   void sayHello(const std::string& name, Done done);
 
-  [[nodiscard]] std::vector<std::string> knownProviders() const;  // the providers followed
+  [[nodiscard]] std::vector<std::string> knownProviders() const;  // the registry's latest list
   [[nodiscard]] std::uint64_t notifications() const;              // provider lists received so far
-  // Half-open links found (forced reconnects on read idle), over every link, also removed ones.
+  // Half-open links found (reconnects forced on read idle), over every provider link.
   [[nodiscard]] std::uint64_t halfOpens() const noexcept;
-  [[nodiscard]] std::vector<ProviderView> providers() const;  // the connections, by url
-  [[nodiscard]] std::int64_t pendingRetries() const;
-  // Its directory's metrics (wheelbeat_directory_*, core/metrics.h); nothing before subscribe().
-  // Any thread.
+  // Every provider listed now or that answered once, by url. Any thread.
+  [[nodiscard]] std::vector<ProviderView> providers() const;
+  // The cluster client's providers listed now and, of them, available (connected, neither
+  // ejected nor suspect); its figures (calls, attempts by kind, ejections). Zero before
+  // subscribe(). Not from the loop thread (they ask the loop).
+  [[nodiscard]] std::size_t listed() const;
+  [[nodiscard]] std::size_t available() const;
+  [[nodiscard]] wheelbeat::cluster::ServiceClient::Stats stats() const;
+  // wheelbeat_cluster_* (core/metrics.h); nothing before subscribe(). Any thread.
   void writeMetrics(wheelbeat::core::MetricsWriter& out) const;
-  // Cancels waiting retries (their `done` is not called), unsubscribes and closes every
-  // connection. Not from the loop thread (it waits for the connections to close). Idempotent.
+  // Ends calls still running ("disconnected"), unsubscribes and closes every provider link.
+  // Not from the loop thread. Idempotent.
   void close();
 
   struct State;

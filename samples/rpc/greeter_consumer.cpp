@@ -1,18 +1,17 @@
-// The consumer side of the greeter (see greeter.h): a registry::Directory keeps one client per
-// listed provider; this file adds what an RPC caller needs on top of it: which links to trust
-// (suspect after a timeout or a half-open link), provider choice, calls and failback.
+// The consumer side of the greeter (see greeter.h): a cluster::ServiceClient decides where each
+// call goes; this file only builds the request body, reads the answer, and keeps the figures a
+// status display wants (the answers per provider, the registry's list, half-open links).
 #include "greeter.h"
 
-#include <wheelbeat/net/channel.h>
+#include <wheelbeat/registry/backend.h>
+#include <wheelbeat/tasks/task_listener.h>
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
+namespace cluster = wheelbeat::cluster;
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
 namespace tasks = wheelbeat::tasks;
@@ -22,152 +21,96 @@ namespace samples::rpc {
 
 namespace {
 
-// What the consumer remembers about one provider link, beside its client (the directory's).
-// Suspect since a moment on the timer's clock (0 = trusted): a read after that moment proves the
-// provider alive again.
-struct Link {
-  std::atomic<std::int64_t> suspectSince{0};
-  std::atomic<bool> afterHalfOpen{false};
-  std::atomic<std::uint64_t> ok{0};
-  std::atomic<std::uint64_t> failed{0};
-  std::atomic<std::uint64_t> halfOpens{0};
-
-  bool usable(net::TcpClient& client) {
-    if (client.state() != net::ClientState::Connected) return false;
-    std::int64_t since = suspectSince.load();
-    if (since == 0) return true;
-    if (client.channel().lastRead().count() <= since) return false;
-    suspectSince.compare_exchange_strong(since, 0);  // it answered since: trust it again
-    return true;
+// Counts the reconnects the provider links' reconnect tasks forced on a silent (half-open) link;
+// a reconnect after a plain disconnect is not one. Wheel thread.
+class HalfOpenCounter final : public tasks::TaskListener {
+public:
+  void onReconnect(tasks::Channel&, std::string_view reason, std::int64_t,
+                   std::chrono::nanoseconds) override {
+    if (reason != "disconnected") ++count;
   }
+  std::atomic<std::uint64_t> count{0};
 };
 
-// What the successful (or last) attempt of one sayHello left for its final callback.
-struct Outcome {
-  std::string greeting;
-  std::string provider;
-  std::chrono::nanoseconds rtt{0};
+// The registry's latest list of the greeter's providers (notify: loop thread).
+class ListFollower final : public registry::NotifyListener {
+public:
+  void notify(const std::string&, const std::vector<std::string>& providers) override {
+    const std::lock_guard lock(mutex);
+    urls = providers;
+    ++notifications;
+  }
+  mutable std::mutex mutex;
+  std::vector<std::string> urls;
+  std::uint64_t notifications = 0;
 };
+
+// What one provider's answers were, as this consumer saw them.
+struct Figures {
+  std::uint64_t ok = 0;
+  std::uint64_t failed = 0;
+  std::optional<SteadyClock::time_point> lastOk;
+};
+
+Reply replyOf(const cluster::CallOutcome& o) {
+  Reply r{.ok = false,
+          .greeting = {},
+          .provider = o.provider,
+          .error = o.error,
+          .rtt = o.latency,
+          .attempts = o.attempts,
+          .hedgeWon = o.hedgeWon};
+  if (!o.ok || o.failsafe) return r;  // failsafe: an empty success carries no greeting
+  if (auto greeting = decodeString(o.response.body)) {
+    r.ok = true;
+    r.greeting = std::move(*greeting);
+  } else {
+    r.error = "bad-response";
+  }
+  return r;
+}
 
 }  // namespace
 
-struct GreeterConsumer::State : std::enable_shared_from_this<State> {
+struct GreeterConsumer::State {
   State(net::EventLoop& l, wheelbeat::core::HashedWheelTimer& t, GreeterOptions o)
-      : loop(l), timer(t), options(std::move(o)), invoker(t, options.failback) {
-    registry::validate(options.directory);
+      : loop(l), timer(t), options(std::move(o)) {
+    if (options.cluster.directory.client.taskListener) {
+      throw std::invalid_argument(
+          "GreeterOptions.cluster.directory.client.taskListener is set (expected: null; the "
+          "consumer observes the provider links with its own)");
+    }
+    options.cluster.directory.client.taskListener = halfOpens;
+    cluster::validate(options.cluster);
   }
 
-  // The link record of `url`, made on first use (an event may come before the list).
-  std::shared_ptr<Link> link(const std::string& url) {
+  std::shared_ptr<cluster::ServiceClient> clientRef() const {
     const std::lock_guard lock(mutex);
-    auto& l = links[url];
-    if (!l) l = std::make_shared<Link>();
-    return l;
+    return client;
   }
-  registry::DirectoryEvents events();
-  std::optional<std::string> select(const std::string& avoid);
-  void attempt(const std::shared_ptr<Link>& link, net::TcpClient& client, const std::string& url,
-               const std::string& body, const std::shared_ptr<Outcome>& outcome,
-               tasks::Completion done);
+  void count(const Reply& r) {
+    if (r.provider.empty()) return;
+    const std::lock_guard lock(mutex);
+    Figures& f = figures[r.provider];
+    if (r.ok) {
+      ++f.ok;
+      f.lastOk = SteadyClock::now();
+    } else {
+      ++f.failed;
+    }
+  }
 
   net::EventLoop& loop;
   wheelbeat::core::HashedWheelTimer& timer;
-  const GreeterOptions options;
-  tasks::FailbackInvoker invoker;
-  std::atomic<std::uint64_t> roundRobin{0};
-  std::atomic<std::uint64_t> halfOpens{0};
-  // Set once by subscribe(), before any call can use it; reset by close() only after every
-  // pending retry was cancelled. Read through directoryRef() under the mutex.
-  std::shared_ptr<registry::Directory> directory;
-  mutable std::mutex mutex;  // guards `directory`, `links` and `closed`
-  std::map<std::string, std::shared_ptr<Link>> links;
+  GreeterOptions options;
+  const std::shared_ptr<HalfOpenCounter> halfOpens = std::make_shared<HalfOpenCounter>();
+  const std::shared_ptr<ListFollower> follower = std::make_shared<ListFollower>();
+  mutable std::mutex mutex;  // guards what follows
+  std::shared_ptr<cluster::ServiceClient> client;
+  registry::Registry* registry = nullptr;
+  std::map<std::string, Figures> figures;
   bool closed = false;
-
-  std::shared_ptr<registry::Directory> directoryRef() const {
-    const std::lock_guard lock(mutex);
-    return directory;
-  }
 };
-
-// Events of the directory (loop thread): the links follow its list; a connection its reconnect
-// task dropped as half-open (read idle) makes that provider suspect, also across the reconnect
-// (a frozen peer's kernel still completes the handshake): trusted again once it speaks.
-registry::DirectoryEvents GreeterConsumer::State::events() {
-  std::weak_ptr<State> weak = weak_from_this();
-  registry::DirectoryEvents e;
-  e.onList = [weak](const std::vector<std::string>& urls) {
-    const auto s = weak.lock();
-    if (!s) return;
-    const std::lock_guard lock(s->mutex);
-    std::erase_if(s->links, [&](const auto& entry) {
-      return !std::binary_search(urls.begin(), urls.end(), entry.first);
-    });
-  };
-  e.onDisconnected = [weak](const std::string& url, net::Channel&, const net::CloseReason& why) {
-    const auto s = weak.lock();
-    if (!s || why.kind != net::CloseKind::Reconnect) return;
-    const auto l = s->link(url);
-    ++s->halfOpens;
-    ++l->halfOpens;
-    l->afterHalfOpen = true;
-    l->suspectSince = s->timer.now().count();
-  };
-  e.onConnected = [weak](const std::string& url, net::Channel&) {
-    const auto s = weak.lock();
-    if (!s) return;
-    const auto l = s->link(url);
-    if (l->afterHalfOpen.exchange(false)) l->suspectSince = s->timer.now().count();
-  };
-  return e;
-}
-
-std::optional<std::string> GreeterConsumer::State::select(const std::string& avoid) {
-  const auto dir = directoryRef();
-  if (!dir) return std::nullopt;
-  std::vector<std::string> candidates;
-  for (const auto& p : dir->providers()) {
-    if (p.state != net::ClientState::Connected) continue;
-    const auto client = dir->client(p.url);
-    if (client && link(p.url)->usable(*client)) candidates.push_back(p.url);
-  }
-  return tasks::pickEndpoint(candidates, avoid, roundRobin++);
-}
-
-void GreeterConsumer::State::attempt(const std::shared_ptr<Link>& link, net::TcpClient& client,
-                                     const std::string& url, const std::string& body,
-                                     const std::shared_ptr<Outcome>& outcome,
-                                     tasks::Completion done) {
-  const auto sentAt = SteadyClock::now();
-  auto shared = std::make_shared<tasks::Completion>(std::move(done));
-  outcome->provider = url;
-  const auto onResponse = [link, outcome, shared, sentAt, t = &timer](const net::CallResult& r) {
-    std::optional<std::string> greeting;
-    if (r.status == net::CallStatus::Ok && r.frameStatus == net::kStatusOk) {
-      greeting = decodeString(r.body);
-    }
-    if (greeting) {
-      ++link->ok;
-      outcome->greeting = std::move(*greeting);
-      outcome->rtt = SteadyClock::now() - sentAt;
-      (*shared)(tasks::CallResult::success());
-      return;
-    }
-    ++link->failed;
-    if (r.status == net::CallStatus::Timeout) link->suspectSince = t->now().count();
-    const char* error = r.status == net::CallStatus::Timeout  ? "timeout"
-                        : r.status == net::CallStatus::Closed ? "disconnected"
-                                                              : "rejected";
-    (*shared)(
-        tasks::CallResult::failure(error, r.status == net::CallStatus::Ok ? r.body : r.error));
-  };
-  const net::RequestResult sent =
-      client.channel().request(body, options.callTimeout, onResponse, kStringSerialization);
-  if (sent.sent != net::SendResult::Queued) {  // onResponse was dropped: report here
-    ++link->failed;
-    (*shared)(tasks::CallResult::failure(std::string(net::sendResultName(sent.sent)),
-                                         fmt::format("request to {} not sent", url)));
-  }
-}
 
 GreeterConsumer::GreeterConsumer(net::EventLoop& loop, wheelbeat::core::HashedWheelTimer& timer,
                                  GreeterOptions options)
@@ -176,91 +119,99 @@ GreeterConsumer::GreeterConsumer(net::EventLoop& loop, wheelbeat::core::HashedWh
 GreeterConsumer::~GreeterConsumer() { close(); }
 
 void GreeterConsumer::subscribe(registry::Registry& registry) {
-  {
-    const std::lock_guard lock(state_->mutex);
-    if (state_->directory || state_->closed) {
-      throw std::logic_error("GreeterConsumer::subscribe: already subscribed or closed");
-    }
+  const std::lock_guard lock(state_->mutex);
+  if (state_->client || state_->closed) {
+    throw std::logic_error("GreeterConsumer::subscribe: already subscribed or closed");
   }
-  auto directory = std::make_shared<registry::Directory>(
-      state_->loop, state_->timer, registry, std::string(kGreeterService),
-      state_->options.directory, net::ChannelHandler{}, state_->events());
-  {
-    const std::lock_guard lock(state_->mutex);
-    state_->directory = directory;
-  }
-  directory->start();
+  state_->client = std::make_shared<cluster::ServiceClient>(
+      state_->loop, state_->timer, registry, std::string(kGreeterService), state_->options.cluster);
+  state_->registry = &registry;
+  registry.subscribe(std::string(kGreeterService), state_->follower);
+  state_->client->start();
 }
 
 void GreeterConsumer::sayHello(const std::string& name, Done done) {
-  const std::weak_ptr<State> weak = state_;
-  const std::string body = encodeString(name);
-  auto outcome = std::make_shared<Outcome>();
-  auto select = [weak](const std::string& avoid) -> std::optional<std::string> {
-    const auto s = weak.lock();
-    return s ? s->select(avoid) : std::nullopt;
-  };
-  auto call = [weak, body, outcome](const std::string& url, tasks::Completion attemptDone) {
-    const auto s = weak.lock();
-    const auto dir = s ? s->directoryRef() : nullptr;
-    const auto client = dir ? dir->client(url) : nullptr;
-    if (!client) {
-      attemptDone(tasks::CallResult::failure("no-endpoint", url + " is gone"));
-      return;
-    }
-    s->attempt(s->link(url), *client, url, body, outcome, std::move(attemptDone));
-  };
-  auto finish = [outcome, done = std::move(done)](const tasks::CallResult& r) {
-    if (!done) return;
-    done(Reply{r.ok, outcome->greeting, outcome->provider,
-               r.ok ? std::string() : fmt::format("{}: {}", r.error, r.message), outcome->rtt});
-  };
-  state_->invoker.invoke("sayHello", std::move(select), std::move(call), std::move(finish));
+  const auto client = state_->clientRef();
+  if (!client) throw std::logic_error("GreeterConsumer::sayHello before subscribe()");
+  cluster::CallOptions call;
+  call.serialization = kStringSerialization;
+  client->call(encodeString(name), call,
+               [weak = std::weak_ptr<State>(state_),
+                done = std::move(done)](const cluster::CallOutcome& outcome) {
+                 const Reply reply = replyOf(outcome);
+                 if (const auto s = weak.lock()) s->count(reply);
+                 if (done) done(reply);
+               });
 }
 
 std::vector<std::string> GreeterConsumer::knownProviders() const {
-  std::vector<std::string> urls;
-  if (const auto dir = state_->directoryRef()) {
-    for (const auto& p : dir->providers()) urls.push_back(p.url);
-  }
-  return urls;
+  const std::lock_guard lock(state_->follower->mutex);
+  return state_->follower->urls;
 }
-
-std::uint64_t GreeterConsumer::halfOpens() const noexcept { return state_->halfOpens.load(); }
 
 std::uint64_t GreeterConsumer::notifications() const {
-  const auto dir = state_->directoryRef();
-  return dir ? dir->stats().notifications : 0;
+  const std::lock_guard lock(state_->follower->mutex);
+  return state_->follower->notifications;
 }
 
-void GreeterConsumer::writeMetrics(wheelbeat::core::MetricsWriter& out) const {
-  if (const auto dir = state_->directoryRef()) dir->writeMetrics(out);
+std::uint64_t GreeterConsumer::halfOpens() const noexcept {
+  return state_->halfOpens->count.load();
 }
 
 std::vector<ProviderView> GreeterConsumer::providers() const {
-  std::vector<ProviderView> out;
-  const auto dir = state_->directoryRef();
-  if (!dir) return out;
-  for (const auto& p : dir->providers()) {
-    const auto client = dir->client(p.url);
-    const auto l = state_->link(p.url);
-    out.push_back({p.url, p.state, client && l->usable(*client), l->ok.load(), l->failed.load(),
-                   l->halfOpens.load()});
+  const std::vector<std::string> known = knownProviders();
+  const auto now = SteadyClock::now();
+  const std::lock_guard lock(state_->mutex);
+  std::map<std::string, ProviderView> views;
+  for (const auto& url : known) views[url] = ProviderView{.url = url, .listed = true};
+  for (const auto& [url, f] : state_->figures) {
+    ProviderView& v = views[url];
+    v.url = url;
+    v.ok = f.ok;
+    v.failed = f.failed;
+    if (f.lastOk) v.lastOk = now - *f.lastOk;
   }
+  std::vector<ProviderView> out;
+  for (auto& [url, v] : views) out.push_back(std::move(v));
   return out;
 }
 
-std::int64_t GreeterConsumer::pendingRetries() const { return state_->invoker.pendingRetries(); }
+std::size_t GreeterConsumer::listed() const {
+  const auto client = state_->clientRef();
+  return client ? client->providers() : 0;
+}
+
+std::size_t GreeterConsumer::available() const {
+  const auto client = state_->clientRef();
+  return client ? client->available() : 0;
+}
+
+cluster::ServiceClient::Stats GreeterConsumer::stats() const {
+  const auto client = state_->clientRef();
+  return client ? client->stats() : cluster::ServiceClient::Stats{};
+}
+
+void GreeterConsumer::writeMetrics(wheelbeat::core::MetricsWriter& out) const {
+  if (const auto client = state_->clientRef()) client->writeMetrics(out);
+}
 
 void GreeterConsumer::close() {
-  (void)state_->invoker.stop();
-  std::shared_ptr<registry::Directory> directory;
+  std::shared_ptr<cluster::ServiceClient> client;
+  registry::Registry* registry = nullptr;
   {
     const std::lock_guard lock(state_->mutex);
+    if (state_->closed) return;
     state_->closed = true;
-    directory = state_->directory;
+    client = state_->client;
+    registry = state_->registry;
   }
-  if (directory) directory->close();
+  if (!client) return;
+  client->close();
+  try {
+    registry->unsubscribe(std::string(kGreeterService), state_->follower);
+  } catch (const std::logic_error&) {
+    // The registry was closed first: its subscriptions are gone with it.
+  }
 }
 
 }  // namespace samples::rpc

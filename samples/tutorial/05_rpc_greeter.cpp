@@ -1,10 +1,10 @@
 // Tutorial 05 — an embeddable RPC: the greeter (samples/rpc/greeter.h) over a registry.
 //
 // In one process, as three would be in production: an embedded registry node, two providers
-// that register "wheelbeat://127.0.0.1:<port>/greeter", and a consumer that subscribes, calls
-// them round robin (Channel::request correlates responses by id, with a timeout), and retries a
-// failed call on the other provider (tasks::FailbackInvoker). Then one provider goes away: the
-// consumer's calls keep succeeding on the other one.
+// that register "wheelbeat://127.0.0.1:<port>/greeter", and a consumer whose cluster client
+// (cluster::ServiceClient) calls them round robin and fails a call over to the other provider
+// when an attempt fails. Then one provider goes away: every call still succeeds, on the other
+// one, and the cluster client's figures say how many attempts that took.
 #include "common/program.h"
 #include "common/say.h"
 #include "common/wait.h"
@@ -67,7 +67,8 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
   std::set<std::string> answeredBy;
   for (int i = 0; i < n; ++i) {
     const Reply r = callOnce(consumer, fmt::format("caller-{}", i));
-    samples::info("  {} -> {}", r.ok ? r.greeting : "FAILED: " + r.error, r.provider);
+    samples::info("  {} -> {} ({} attempt{})", r.ok ? r.greeting : "FAILED: " + r.error, r.provider,
+                  r.attempts, r.attempts == 1 ? "" : "s");
     if (!r.ok) return {};
     answeredBy.insert(r.provider);
   }
@@ -105,19 +106,16 @@ int main(int argc, char** argv) {
   samples::info("providers: {} and {}", providerA.start(*registryA), providerB.start(*registryB));
 
   samples::rpc::GreeterOptions options;
-  options.directory.client.heartbeat = quickHeartbeat();
-  options.callTimeout = 500ms;
-  options.failback.invocationRetry.initialDelay = 100ms;  // retry soon, on the other provider
-  options.failback.invocationRetry.maxDelay = 100ms;
+  options.cluster.directory.client.heartbeat = quickHeartbeat();
+  options.cluster.deadline = 2s;  // a call, every attempt included
+  options.cluster.balancer = wheelbeat::tasks::cluster::BalancerKind::RoundRobin;
+  // A handful of calls: the default cap (5 % of the last second's calls) would refuse every
+  // retry; the retry budget still bounds them.
+  options.cluster.maxExtraPercent = 100;
   auto registryC = connectRegistry(loop, timer, registryPort);
   GreeterConsumer consumer(loop, timer, options);
   consumer.subscribe(*registryC);
-  const bool discovered = samples::waitUntil(
-      [&] {
-        const auto links = consumer.providers();
-        return links.size() == 2 && links[0].usable && links[1].usable;
-      },
-      5s);
+  const bool discovered = samples::waitUntil([&] { return consumer.available() == 2; }, 5s);
 
   samples::info("round robin over both providers:");
   const bool both = callMany(consumer, 4).size() == 2;
@@ -126,6 +124,10 @@ int main(int argc, char** argv) {
   providerA.stop();
   registryA->close();
   const bool survived = callMany(consumer, 4).size() == 1;
+  const auto stats = consumer.stats();
+  samples::info("cluster client: {} calls, {} ok, attempts: {} first, {} retries, {} hedges",
+                stats.calls, stats.ok, stats.attempts[0], stats.attempts[1], stats.attempts[2]);
+  const bool counted = stats.calls == 8 && stats.ok == 8 && stats.failed == 0;
 
   consumer.close();
   providerB.stop();
@@ -133,7 +135,7 @@ int main(int argc, char** argv) {
   registryNode.stop();
   const bool clean = loop.stop() == 0;
   timer.stop();
-  const bool ok = discovered && both && survived && clean;
+  const bool ok = discovered && both && survived && counted && clean;
   samples::info("{}", ok ? "05 ok" : "05 FAILED");
   return ok ? 0 : 1;
 }
