@@ -102,7 +102,8 @@ struct T1Measurement {
   std::vector<std::int64_t> providerAttempts;
   std::int64_t p50Ns = 0, p99Ns = 0, p999Ns = 0, maxNs = 0;
   double achievedRate = 0;
-  std::int64_t cpuNs = 0;  // the consumer process, over the window
+  std::int64_t cpuNs = 0;        // the consumer process, over the window
+  std::int64_t pacingCpuNs = 0;  // of which the pacing thread's
   std::int64_t lateStarts = 0;
   std::int64_t maxStartLagNs = 0;
   std::int64_t hedgesWon = 0;

@@ -221,6 +221,7 @@ T1Measurement runOne(const T1Config& c, const std::string& scenario, const std::
   m.stops = pauses.stops;
   const LoadResults r = load.results();
   m.cpuNs = (cpuEnd - r.cpuStart).count();
+  m.pacingCpuNs = r.pacingCpu.count();
   fill(m, r, plan);
   m.clientDeltas = clientDeltas(r.statsStart, statsEnd);
   m.providerAttempts = providerAttempts(providers, r.attempts);

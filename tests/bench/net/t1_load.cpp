@@ -102,6 +102,7 @@ void OpenLoop::pace() {
   cluster::CallOptions options;
   options.deadline = plan_.deadline;
   const std::int64_t total = plan_.warmupCalls + plan_.measuredCalls;
+  std::chrono::nanoseconds pacingCpuStart{-1};
   for (std::int64_t k = 0; k < total; ++k) {
     const Clock::time_point at = plan_.at(k);
     const bool measured = k >= plan_.warmupCalls;
@@ -112,6 +113,7 @@ void OpenLoop::pace() {
         s.r.cpuStart = processCpu();
         s.r.statsStart = client_.stats();
         s.r.loadStart = loadAverage1m();
+        pacingCpuStart = threadCpu();
       }
       if (measured) ++s.r.issued;  // before call(): its outcome may come at once
     }
@@ -135,9 +137,11 @@ void OpenLoop::pace() {
     s.r.maxStartLagNs = std::max(s.r.maxStartLagNs, lag);
     s.r.lastStart = started;
   }
+  const std::chrono::nanoseconds pacingCpuEnd = threadCpu();
   {
     const std::lock_guard lock(s.mutex);
     s.paced = true;
+    if (pacingCpuStart.count() >= 0) s.r.pacingCpu = pacingCpuEnd - pacingCpuStart;
   }
   s.endedChanged.notify_all();
 }

@@ -54,6 +54,9 @@ struct LoadResults {
   std::chrono::nanoseconds cpuStart{0};
   cluster::ServiceClient::Stats statsStart;
   double loadStart = 0;
+  // The pacing thread's own CPU from the window's start to its last call (part of the
+  // process's: a load generator's cost, not the client's).
+  std::chrono::nanoseconds pacingCpu{0};
 };
 
 class OpenLoop {

@@ -13,7 +13,7 @@
 //   achieved_rate         calls started per second (the rate, when the pacing kept up)
 //   client_cpu_us_per_call  this process's CPU (getrusage: user + system) over the window /
 //                         offered: the client, its loop and wheel, the registry node, the pacing
-//                         thread
+//                         thread (pacing_cpu_us_per_call: the pacing thread's share of it)
 #include "t1.h"
 
 #include <fmt/format.h>
@@ -56,6 +56,10 @@ void addExplanations(ordered_json& j, const T1Measurement& m) {
   ordered_json client = ordered_json::object();
   for (const auto& [key, value] : m.clientDeltas) client[key] = value;
   j["client"] = client;
+  j["pacing_cpu_us_per_call"] =
+      m.offered > 0
+          ? round3(static_cast<double>(m.pacingCpuNs) / 1e3 / static_cast<double>(m.offered))
+          : 0;
   j["late_starts"] = m.lateStarts;
   j["max_start_lag_us"] = us(m.maxStartLagNs);
   j["faults"] = faults(m);
