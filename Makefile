@@ -149,8 +149,9 @@ demo: deps
 # (tests/bench/netty_compare.sh), then heartbeat-at-scale H1 and H2 over loopback (NET_ARGS, given
 # to H1, H2 and D1, e.g. NET_ARGS=--quick), then R1, request / response against its raw-epoll
 # floor (R1_ARGS, e.g. R1_ARGS="--cases 64x16 --loops 1"), then D1, the failure detectors under
-# faults (D1_ARGS; needs root and nftables, else it says why and is skipped: exit code 77):
-# ~25 min in all.
+# faults (D1_ARGS; needs root and nftables, else it says why and is skipped: exit code 77), then
+# T0 / T1, the cluster client without and with faults (T1_ARGS, e.g. T1_ARGS="--duration 20"):
+# ~32 min in all.
 # stdout carries only the JSON lines (the build's output and every progress line go to stderr);
 # they are also collected in build/bench/results.jsonl, from which tests/bench/report.sh writes
 # build/bench/report.md with SVG charts (S5 lateness, CPU per heartbeat against the floor), and
@@ -180,6 +181,8 @@ bench:
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
 	  | tee -a $(BENCH_DIR)/results.jsonl; \
+	echo "bench: the cluster client over 8 provider processes, T0 and T1 (six runs, ~7 min; T1_ARGS)" >&2; \
+	./build/bin/wheelbeat_net_bench --scenario T0,T1 $(T1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR); \
 	tests/bench/perf_tables.sh $(BENCH_DIR)/results.jsonl docs/performance.md
 

@@ -1,14 +1,17 @@
-// wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h), R1 (r1.h).
+// wheelbeat_net_bench: heartbeat-at-scale benchmarks (see net_bench.h), R1 (r1.h), T0 / T1
+// (t1.h).
 //   wheelbeat_net_bench [--scenario H1|H2|D1|R1] [--impl wheelbeat|raw|both] [--conns N]
 //                       [--window S] [--warmup S] [--rounds N] [--client-procs N] [--tick-ms MS]
 //                       [--heartbeat-ms MS]
 //                       [--quick] [--self-check] [--cases CxD,...] [--loops N,...]
 //                       [--request-timeout-ms MS]
+//   wheelbeat_net_bench --scenario T0,T1 [--config C,...] [--providers N] [--rate R] ... (t1.h)
 // One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
 #include "command_line.h"
 #include "d1.h"
 #include "net_bench.h"
 #include "r1.h"
+#include "t1_cli.h"
 
 #include <fmt/format.h>
 
@@ -28,6 +31,11 @@ constexpr const char* kSynopsis =
     "                           [--quick] [--self-check]\n"
     "                           [--trials N] [--pauses N] [--phi-extra T:MS]... [--seed N]\n"
     "                           [--cases CxD,...] [--loops N,...] [--request-timeout-ms MS]\n"
+    "       wheelbeat_net_bench --scenario T0|T1|T0,T1 [--config C,...] [--providers N]\n"
+    "                           [--rate R] [--duration S] [--warmup S] [--deadline-ms MS]\n"
+    "                           [--payload B] [--slow-every K] [--slow-ms M]\n"
+    "                           [--error-fraction F] [--stop-for S] [--stop-every P]\n"
+    "                           [--stop-start T] [--marker TEXT]\n"
     "       wheelbeat_net_bench --help | --version";
 
 constexpr const char* kDescription =
@@ -63,6 +71,15 @@ constexpr const char* kDescription =
     "  --impl both (default): raw, then wheelbeat (H1 / H2: then wheelbeat-loopwheel); their\n"
     "      lines add raw_cpu_us_per_heartbeat and cpu_per_heartbeat_vs_raw (CPU per heartbeat /\n"
     "      raw's)\n"
+    "  T0 / T1: the cluster client (cluster::ServiceClient) over --providers provider\n"
+    "      processes (8) found through a registry node, open-loop --rate calls/s (2000) of\n"
+    "      --payload bytes (64), --deadline-ms (500) each, 5 s warm-up, --duration (60 s); one\n"
+    "      line per scenario and --config (round_robin: failfast round robin; failover: + 2\n"
+    "      retries under the retry budget; full: P2C, failover, outlier ejection and suspicion,\n"
+    "      adaptive hedging, budget and load cap). T0: no fault; T1: provider 0 answers every\n"
+    "      --slow-every-th call --slow-ms late (100, 50), provider 1 fails --error-fraction of\n"
+    "      its calls with status 100 (0.3), provider 2 is SIGSTOPped --stop-for s every\n"
+    "      --stop-every s from --stop-start s into the window (2, 20, 5)\n"
     "One JSON line per implementation on stdout; progress on stderr. Exit status: 0 done, 1 a\n"
     "run or the self-check failed, 2 bad usage, 77 D1 without root or nftables.";
 
@@ -70,7 +87,8 @@ constexpr const char* kExamples =
     "  wheelbeat_net_bench --scenario H1 --impl wheelbeat --conns 50 --warmup 1 --window 2 "
     "--self-check\n"
     "  wheelbeat_net_bench --scenario=D1 --quick --phi-extra 8:0 --phi-extra 12:500\n"
-    "  wheelbeat_net_bench --scenario R1 --cases 64x16 --loops 1 --window 3\n";
+    "  wheelbeat_net_bench --scenario R1 --cases 64x16 --loops 1 --window 3\n"
+    "  wheelbeat_net_bench --scenario T0,T1 --config round_robin,full --duration 20\n";
 
 // The command line as given: the enumerated flags as text, the rest straight into the config.
 struct Args {
@@ -79,6 +97,7 @@ struct Args {
   std::string impl = "both";
   std::string cases = "64x16,1000x1";
   std::string loops = "1,2";
+  T1Args t1;
 };
 
 // An integer >= min (the old parser's rule, kept: --conns 0 is H2's "as many as it holds").
@@ -127,7 +146,7 @@ void addScenarioOptions(CLI::App& app, Args& a) {
   BenchConfig& c = a.config;
   app.add_option("--scenario", a.scenario, "what to measure (see above)")
       ->type_name("S")
-      ->check(wheelbeat::cli::oneOf({"H1", "H2", "D1", "R1"}))
+      ->check(scenarioCheck())
       ->capture_default_str();
   app.add_option("--impl", a.impl, "the implementations measured (see above)")
       ->type_name("IMPL")
@@ -210,9 +229,9 @@ void addR1Options(CLI::App& app, Args& a) {
 // Set by the driver on the processes it starts (this binary again): not for people.
 void addChildOptions(CLI::App& app, BenchConfig& c) {
   const std::string group = "Child processes (set by the driver)";
-  app.add_option("--role", c.role, "run as the driver's server or client")
+  app.add_option("--role", c.role, "run as the driver's server, client or (T0 / T1) provider")
       ->type_name("ROLE")
-      ->check(wheelbeat::cli::oneOf({"server", "client"}))
+      ->check(wheelbeat::cli::oneOf({"server", "client", "provider"}))
       ->default_str("none: the driver")
       ->group(group);
   app.add_option("--port", c.port, "the server's first port")
@@ -252,6 +271,9 @@ BenchConfig configOf(Args a) {
 
 // A child runs the roles of the implementation the driver named (wheelbeat's unless raw).
 int childMain(const BenchConfig& config) {
+  if (config.role == "provider") {
+    throw std::invalid_argument("--role provider: for T0 / T1 only");
+  }
   if (config.scenario == Scenario::D1) {
     if (config.role == "server") return d1ServerMain(config);
     if (config.role == "client") return d1ClientMain(config);
@@ -265,6 +287,13 @@ int childMain(const BenchConfig& config) {
   if (config.role == "server") return raw ? rawServerMain(config) : serverMain(config);
   if (config.role == "client") return raw ? rawClientMain(config) : clientMain(config);
   throw std::invalid_argument(fmt::format("--role: '{}'", config.role));
+}
+
+// T0 / T1: the driver, or a provider.
+int tMain(Args a) {
+  const BenchConfig& c = a.config;
+  T1Config config = t1ConfigOf(std::move(a.t1), a.scenario, c.warmupS, c.role, c.procIndex);
+  return config.role == "provider" ? t1ProviderMain(config) : t1DriverMain(config);
 }
 
 }  // namespace
@@ -331,8 +360,13 @@ int main(int argc, char** argv) {
   nb::addD1Options(cmd.app(), args.config);
   nb::addR1Options(cmd.app(), args);
   nb::addChildOptions(cmd.app(), args.config);
+  nb::addT1Options(cmd.app(), args.t1);
   if (const auto status = cmd.parse(argc, argv)) return *status;
   try {
+    if (nb::isTScenario(args.scenario)) return nb::tMain(std::move(args));
+    if (const std::string flag = nb::givenT1Flag(args.t1); !flag.empty()) {
+      throw std::invalid_argument(fmt::format("{}: for T0 / T1 only", flag));
+    }
     const nb::BenchConfig config = nb::configOf(std::move(args));
     if (!config.role.empty()) return nb::childMain(config);
     if (config.scenario == nb::Scenario::R1) return nb::r1DriverMain(config);
