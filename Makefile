@@ -183,6 +183,15 @@ bench:
 	  | tee -a $(BENCH_DIR)/results.jsonl; \
 	echo "bench: the cluster client over 8 provider processes, T0 and T1 (six runs, ~7 min; T1_ARGS)" >&2; \
 	./build/bin/wheelbeat_net_bench --scenario T0,T1 $(T1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
+	if [ -x ./build/bin/wheelbeat_grpc_bench ]; then \
+	  echo "bench: the same T0 / T1 on gRPC C++ 1.51, four configurations (~9 min; T1_ARGS)" >&2; \
+	  ./build/bin/wheelbeat_grpc_bench --scenario T0,T1 --config round_robin,retry,outlier,best $(T1_ARGS) \
+	    | tee -a $(BENCH_DIR)/results.jsonl; \
+	  ratios=$$(tests/bench/t1_compare.sh $(BENCH_DIR)/results.jsonl); \
+	  [ -z "$$ratios" ] || printf '%s\n' "$$ratios" | tee -a $(BENCH_DIR)/results.jsonl; \
+	else \
+	  echo "bench: no gRPC baseline (build/bin/wheelbeat_grpc_bench not built: libgrpc++-dev, libprotobuf-dev or protobuf-compiler-grpc missing)" >&2; \
+	fi; \
 	tests/bench/report.sh $(BENCH_DIR)/results.jsonl $(BENCH_DIR); \
 	tests/bench/perf_tables.sh $(BENCH_DIR)/results.jsonl docs/performance.md
 
