@@ -103,7 +103,7 @@ std::vector<Candidate> ProviderSet::candidates(std::span<const std::uint64_t> ex
     out.push_back({.id = id,
                    .weight = tasks::cluster::warmedWeight(p.weight, uptime, p.warmup),
                    .inflight = static_cast<std::uint32_t>(p.outstanding.size()),
-                   .latency = p.latency.value()});
+                   .latency = p.latency.cost(now)});
   }
   return out;
 }

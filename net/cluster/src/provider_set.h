@@ -29,7 +29,10 @@ struct ProviderInfo {
   double weight = 100;                              // the url's `weight`
   std::chrono::nanoseconds warmup{0};               // the url's `warmup` (ms)
   std::chrono::system_clock::time_point started{};  // the url's `timestamp` (ms since the epoch)
-  tasks::cluster::PeakEwma latency;
+  // Peak EWMA with a 2 s decay (Finagle's 10 s is tuned for fleets of many clients; one client
+  // over a few providers must give a provider that one slow answer made expensive its next
+  // chance within seconds, not half a minute).
+  tasks::cluster::PeakEwma latency{std::chrono::seconds(2)};
   std::multiset<std::chrono::nanoseconds> outstanding;  // send times of attempts in flight
 };
 

@@ -62,6 +62,14 @@ void PeakEwma::observe(nanoseconds latency, nanoseconds now) noexcept {
   last_ = now;
 }
 
+nanoseconds PeakEwma::cost(nanoseconds now) const noexcept {
+  if (!seen_ || decay_.count() <= 0) return value_;
+  const double elapsed = static_cast<double>(std::max(now - last_, nanoseconds(0)).count());
+  return nanoseconds(
+      static_cast<std::int64_t>(static_cast<double>(value_.count()) *
+                                std::exp(-elapsed / static_cast<double>(decay_.count()))));
+}
+
 std::size_t Balancer::pick(std::span<const Candidate> candidates, std::uint64_t key) {
   if (candidates.empty()) throw std::invalid_argument("Balancer::pick: no candidates");
   if (candidates.size() == 1) return 0;

@@ -92,8 +92,18 @@ cluster::ClusterOptions t1ClusterOptions(std::string_view name, const T1Config& 
   return o;
 }
 
-T1Consumer::T1Consumer() : timer_(core::WheelOptions{.tickDuration = 1ms}), loop_("t1-consumer") {
-  timer_.start();
+namespace {
+core::TimerHooks manualDrive() {
+  core::TimerHooks hooks;
+  hooks.drive = core::Drive::Manual;
+  return hooks;
+}
+}  // namespace
+
+T1Consumer::T1Consumer()
+    : timer_(core::WheelOptions{.tickDuration = 1ms}, manualDrive()),
+      loop_("t1-consumer"),
+      wheel_(std::make_unique<net::LoopWheel>(loop_, timer_)) {
   net::ServerOptions o;
   o.listen = net::Endpoint{"127.0.0.1", 0};
   node_ = std::make_unique<registry::RegistryServer>(loop_, timer_, o);
@@ -136,6 +146,7 @@ void T1Consumer::close() {
   if (client_) client_->close();
   if (registry_) registry_->close();
   if (node_) node_->stop();
+  wheel_.reset();
   (void)loop_.stop();
   timer_.stop();
 }

@@ -7,6 +7,7 @@
 #include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/loop_wheel.h>
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/registry/registry_server.h>
 
@@ -52,8 +53,11 @@ public:
   void close();
 
 private:
+  // One thread for the client: the wheel is driven by the loop (net::LoopWheel), so a call's
+  // deadline and hedge delay need no second thread and no hand-over per wake-up.
   core::HashedWheelTimer timer_;
   net::EventLoop loop_;
+  std::unique_ptr<net::LoopWheel> wheel_;
   std::unique_ptr<registry::RegistryServer> node_;
   std::uint16_t registryPort_ = 0;
   std::unique_ptr<registry::Registry> registry_;

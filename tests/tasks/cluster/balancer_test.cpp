@@ -157,4 +157,14 @@ TEST_CASE("balancer: peak EWMA jumps up at once and decays down with time") {
   e.observe(2ms, 11s);  // no time passed: unchanged
   CHECK(e.value().count() == doctest::Approx(15979.4e3).epsilon(0.001));
 }
+
+TEST_CASE("balancer: peak EWMA's cost decays towards 0 while nothing is observed") {
+  PeakEwma e(1s);
+  CHECK(e.cost(5s) == 0ns);  // nothing seen yet
+  e.observe(40ms, 10s);
+  CHECK(e.cost(10s) == 40ms);
+  CHECK(e.cost(11s).count() == doctest::Approx(40e6 / 2.718281828).epsilon(0.001));
+  CHECK(e.cost(30s) < 1ms);  // 20 decays later: a stale peak no longer starves the provider
+  CHECK(e.value() == 40ms);  // the estimate itself moves only with observations
+}
 }  // TEST_SUITE("cluster")

@@ -67,8 +67,13 @@ public:
   explicit PeakEwma(std::chrono::nanoseconds decay = std::chrono::seconds(10)) noexcept
       : decay_(decay) {}
   void observe(std::chrono::nanoseconds latency, std::chrono::nanoseconds now) noexcept;
-  // The estimate (0 before the first observation).
+  // The estimate as of the last observation (0 before the first).
   [[nodiscard]] std::chrono::nanoseconds value() const noexcept { return value_; }
+  // The estimate at `now`, decayed towards 0 over the time since the last observation (by
+  // exp(-elapsed / decay)), as Finagle and Linkerd read it: a provider that one slow answer made
+  // expensive, and that therefore no longer gets calls to learn from, regains its chance instead
+  // of starving. What the balancer compares.
+  [[nodiscard]] std::chrono::nanoseconds cost(std::chrono::nanoseconds now) const noexcept;
 
 private:
   std::chrono::nanoseconds decay_;
