@@ -45,6 +45,9 @@ DEB_PACKAGES += jq gnuplot-nox
 DEB_PACKAGES += doxygen
 # make bench: Netty baseline (tests/bench/netty/: Netty 4.1.48's HashedWheelTimer, built with javac).
 DEB_PACKAGES += libnetty-java default-jdk-headless
+# The Hessian 2.0 tests' Java oracle (tests/hessian/java/): Java's Hessian 4.0 (hessian.jar) on the
+# same values; without it that test reports itself skipped.
+DEB_PACKAGES += libhessian-java
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
 # test reports itself skipped.
 DEB_PACKAGES += prometheus

@@ -74,6 +74,16 @@ TEST_CASE("hessian hostile: refs / class and type refs to nothing") {
         "hessian: at byte 1: code 0x4e where a type (a string or a type ref) was expected");
 }
 
+TEST_CASE("hessian hostile: class definitions inside an object's fields keep its class") {
+  // Class 0 "a" with one field; an object of it whose field value comes after 40 more
+  // definitions (the table grows under the object being read).
+  std::string input = "430161" "91" "0166" "60";
+  for (int i = 0; i < 40; ++i) input += "430162" "90";
+  const Value v = decode(unhex(input + "4e"));
+  CHECK(v.asObject()->def->name == "a");
+  CHECK(v.asObject()->field("f")->isNull());
+}
+
 TEST_CASE("hessian hostile: 100 000 class definitions stop at maxClassDefs") {
   const std::string defs = repeat("430161" "90", 100000) + "4e";
   CHECK(refusal(defs) ==

@@ -153,7 +153,8 @@ Value Decoder::Impl::readObject(std::uint8_t tag, const std::uint8_t* start, std
   if (index < 0 || static_cast<std::size_t>(index) >= classes.size()) {
     fail(start, "object of class definition {}, but {} are defined", index, classes.size());
   }
-  const std::shared_ptr<const ClassDef>& def = classes[static_cast<std::size_t>(index)];
+  // A copy: a definition inside a field's value may grow (and move) `classes`.
+  const std::shared_ptr<const ClassDef> def = classes[static_cast<std::size_t>(index)];
   auto object = std::make_shared<Object>(Object{def, {}});
   const std::size_t slot = openSlot(start, object);
   object->values.reserve(std::min(def->fields.size(), remaining()));
