@@ -1,11 +1,11 @@
 // Exact bytes at every compact-form boundary, as Java's Hessian 4.0.38 writes them (the bytes of
 // the object, enum and shared-structure cases are Java's own output for the same values).
+#include "support.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "support.h"
 
 using namespace wbhessian;
 
@@ -98,8 +98,7 @@ TEST_CASE("hessian encoding: strings count UTF-16 units and chunk at 0x8000") {
   CHECK(enc(Value::string(std::string(1023, 'a'))) == "33ff" + repeat("61", 1023));
   CHECK(enc(Value::string(std::string(1024, 'a'))) == "530400" + repeat("61", 1024));
   CHECK(enc(Value::string(std::string(0x8000, 'a'))) == "538000" + repeat("61", 0x8000));
-  CHECK(enc(Value::string(std::string(0x8001, 'a'))) ==
-        "528000" + repeat("61", 0x8000) + "0161");
+  CHECK(enc(Value::string(std::string(0x8001, 'a'))) == "528000" + repeat("61", 0x8000) + "0161");
   CHECK(enc(Value::string("\xc3\xa9")) == "01c3a9");
   CHECK(enc(Value::string("\xe4\xb8\xad")) == "01e4b8ad");
   // Outside the BMP: two units, each surrogate as 3 bytes (CESU-8).
@@ -112,8 +111,8 @@ TEST_CASE("hessian encoding: strings count UTF-16 units and chunk at 0x8000") {
 TEST_CASE("hessian encoding: invalid UTF-8 is refused and nothing is written") {
   Encoder e;
   e.writeInt(1);
-  for (const char* bad : {"\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\x80",
-                          "\xe0\x80\x80", "\xff"}) {
+  for (const char* bad :
+       {"\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\x80", "\xe0\x80\x80", "\xff"}) {
     CAPTURE(hex(bad));
     CHECK_THROWS_AS(e.write(Value::string(bad)), EncodeError);
     CHECK(hex(e.buffer()) == "91");
@@ -159,17 +158,19 @@ TEST_CASE("hessian encoding: lists untyped and typed / direct and fixed / with t
   CHECK(enc(ints("[int", 8)) == "56045b696e7498" + std::string("9091929394959697"));
   // Java's output for [HashMap{1:2}, the same map, int[]{1}, int[]{2}, new LinkedList()].
   const Value h = Value::map(makeMap("", {{Value::int32(1), Value::int32(2)}}));
-  const Value shared = Value::list(makeList(
-      "", {h, h, Value::list(makeList("[int", {Value::int32(1)})),
-           Value::list(makeList("[int", {Value::int32(2)})),
-           Value::list(makeList("java.util.LinkedList"))}));
-  CHECK(enc(shared) == "7d4891925a519171045b696e749171909270146a6176612e7574696c2e4c696e6b65644c697374");
+  const Value shared =
+      Value::list(makeList("", {h, h, Value::list(makeList("[int", {Value::int32(1)})),
+                                Value::list(makeList("[int", {Value::int32(2)})),
+                                Value::list(makeList("java.util.LinkedList"))}));
+  CHECK(enc(shared) ==
+        "7d4891925a519171045b696e749171909270146a6176612e7574696c2e4c696e6b65644c697374");
 }
 
 TEST_CASE("hessian encoding: maps untyped and typed / keys of any type") {
   CHECK(enc(Value::map(makeMap())) == "485a");
-  CHECK(enc(Value::map(makeMap("java.util.LinkedHashMap", {{Value::null(), Value::int32(1)},
-                                                           {Value::int64(2), Value::string("x")}}))) ==
+  CHECK(enc(Value::map(
+            makeMap("java.util.LinkedHashMap",
+                    {{Value::null(), Value::int32(1)}, {Value::int64(2), Value::string("x")}}))) ==
         "4d176a6176612e7574696c2e4c696e6b6564486173684d61704e91e201785a");
 }
 
@@ -194,7 +195,9 @@ TEST_CASE("hessian encoding: the 17th class definition is referred to with 'O'")
   const std::string bytes = hex(encode(Value::list(makeList("", std::move(objects)))));
   // Definition 15: 43 02 "c15" 90, then 6f; definition 16: 43 03 "c16" 90, then 4f a0.
   CHECK(bytes.find("4303633135906f") != std::string::npos);
-  CHECK(bytes.ends_with("43036331369" "04fa0"));
+  CHECK(
+      bytes.ends_with("43036331369"
+                      "04fa0"));
 }
 
 TEST_CASE("hessian encoding: a ref is written for a node met again / across writes too") {
@@ -205,6 +208,8 @@ TEST_CASE("hessian encoding: a ref is written for a node met again / across writ
   CHECK(hex(e.buffer()) == "79915190");
   e.resetReferences();
   e.write(Value::list(list));
-  CHECK(hex(e.buffer()) == "7991519079" "91");
+  CHECK(hex(e.buffer()) ==
+        "7991519079"
+        "91");
 }
-}
+}  // TEST_SUITE("hessian")

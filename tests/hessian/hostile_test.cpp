@@ -1,8 +1,8 @@
 // Hostile input: every refusal names the byte offset and what was expected, allocates nothing
 // from an untrusted length, and leaves the decoder as it was.
-#include <doctest/doctest.h>
-
 #include "support.h"
+
+#include <doctest/doctest.h>
 
 using namespace wbhessian;
 
@@ -30,7 +30,9 @@ TEST_SUITE("hessian") {
 TEST_CASE("hessian hostile: 10 000-deep nesting stops at maxDepth") {
   CHECK(refusal(repeat("79", 10000) + "4e") ==
         "hessian: at byte 256: lists, maps and objects nested deeper than maxDepth = 256");
-  CHECK(refusal(repeat("48" "91", 10000)) ==
+  CHECK(refusal(repeat("48"
+                       "91",
+                       10000)) ==
         "hessian: at byte 512: lists, maps and objects nested deeper than maxDepth = 256");
   CHECK(refusal(repeat("79", 256) + "4e") == "decoded");
 }
@@ -42,12 +44,16 @@ TEST_CASE("hessian hostile: 2 GiB lengths cost nothing") {
   // Within a (huge) limit, but the elements are not there: reserved by the bytes present only.
   DecoderLimits open;
   open.maxElements = std::size_t{1} << 40;
-  CHECK(refusal("58497fffffff" "91", open) ==
-        "hessian: at byte 7: input ends where a value was expected");
+  CHECK(refusal("58497fffffff"
+                "91",
+                open) == "hessian: at byte 7: input ends where a value was expected");
   CHECK(refusal("42ffff010203") ==
         "hessian: at byte 0: input ends inside binary data (65535 more bytes needed, 3 left)");
-  CHECK(refusal("53ffff6162") == "hessian: at byte 5: string: input ends before its last character");
-  CHECK(refusal("4301" "61" "497fffffff") ==
+  CHECK(refusal("53ffff6162") ==
+        "hessian: at byte 5: string: input ends before its last character");
+  CHECK(refusal("4301"
+                "61"
+                "497fffffff") ==
         "hessian: at byte 0: class field count 2147483647 exceeds maxElements = 1048576");
 }
 
@@ -58,15 +64,20 @@ TEST_CASE("hessian hostile: string and binary lengths over their limits / all ch
   CHECK(refusal("0461626364", small) == "decoded");
   CHECK(refusal("056162636465", small) ==
         "hessian: at byte 0: string length 5 exceeds maxStringUnits = 4");
-  CHECK(refusal("520003616263" "026465", small) ==
-        "hessian: at byte 0: string length 5 exceeds maxStringUnits = 4");
-  CHECK(refusal("410003010203" "220405", small) ==
-        "hessian: at byte 0: binary length 5 exceeds maxBytesLength = 4");
+  CHECK(refusal("520003616263"
+                "026465",
+                small) == "hessian: at byte 0: string length 5 exceeds maxStringUnits = 4");
+  CHECK(refusal("410003010203"
+                "220405",
+                small) == "hessian: at byte 0: binary length 5 exceeds maxBytesLength = 4");
 }
 
 TEST_CASE("hessian hostile: refs / class and type refs to nothing") {
-  CHECK(refusal("5190") == "hessian: at byte 0: ref 0 to nothing (0 lists, maps and objects so far)");
-  CHECK(refusal("79" "5191") == "hessian: at byte 1: ref 1 to nothing (1 lists, maps and objects so far)");
+  CHECK(refusal("5190") ==
+        "hessian: at byte 0: ref 0 to nothing (0 lists, maps and objects so far)");
+  CHECK(refusal("79"
+                "5191") ==
+        "hessian: at byte 1: ref 1 to nothing (1 lists, maps and objects so far)");
   CHECK(refusal("60") == "hessian: at byte 0: object of class definition 0, but 0 are defined");
   CHECK(refusal("4f9f") == "hessian: at byte 0: object of class definition 15, but 0 are defined");
   CHECK(refusal("7190") == "hessian: at byte 1: type ref 0 to nothing (0 type names so far)");
@@ -77,23 +88,34 @@ TEST_CASE("hessian hostile: refs / class and type refs to nothing") {
 TEST_CASE("hessian hostile: class definitions inside an object's fields keep its class") {
   // Class 0 "a" with one field; an object of it whose field value comes after 40 more
   // definitions (the table grows under the object being read).
-  std::string input = "430161" "91" "0166" "60";
-  for (int i = 0; i < 40; ++i) input += "430162" "90";
+  std::string input =
+      "430161"
+      "91"
+      "0166"
+      "60";
+  for (int i = 0; i < 40; ++i)
+    input +=
+        "430162"
+        "90";
   const Value v = decode(unhex(input + "4e"));
   CHECK(v.asObject()->def->name == "a");
   CHECK(v.asObject()->field("f")->isNull());
 }
 
 TEST_CASE("hessian hostile: 100 000 class definitions stop at maxClassDefs") {
-  const std::string defs = repeat("430161" "90", 100000) + "4e";
-  CHECK(refusal(defs) ==
-        "hessian: at byte 16384: more than maxClassDefs = 4096 class definitions");
+  const std::string defs = repeat(
+                               "430161"
+                               "90",
+                               100000) +
+                           "4e";
+  CHECK(refusal(defs) == "hessian: at byte 16384: more than maxClassDefs = 4096 class definitions");
 }
 
 TEST_CASE("hessian hostile: surrogates / 4-byte sequences and bad UTF-8 in strings") {
   CHECK(refusal("01eda0bd") ==
         "hessian: at byte 0: string ends inside a surrogate pair (a high surrogate alone)");
-  CHECK(refusal("520001eda0bd" "0161") == "hessian: at byte 7: string: unpaired high surrogate");
+  CHECK(refusal("520001eda0bd"
+                "0161") == "hessian: at byte 7: string: unpaired high surrogate");
   CHECK(refusal("01edb880") == "hessian: at byte 1: string: unpaired low surrogate");
   CHECK(refusal("01f09f9880") ==
         "hessian: at byte 1: string: 4-byte UTF-8 sequence (expected CESU-8: a character outside "
@@ -102,19 +124,20 @@ TEST_CASE("hessian hostile: surrogates / 4-byte sequences and bad UTF-8 in strin
   CHECK(refusal("01e08080") == "hessian: at byte 1: string: overlong UTF-8 sequence");
   CHECK(refusal("01c341") == "hessian: at byte 1: string: invalid UTF-8 continuation byte");
   CHECK(refusal("01e4b8") == "hessian: at byte 1: string: input ends before its last character");
-  CHECK(refusal("5200016144") ==
-        "hessian: at byte 4: code 0x44 where a string chunk was expected");
+  CHECK(refusal("5200016144") == "hessian: at byte 4: code 0x44 where a string chunk was expected");
 }
 
 TEST_CASE("hessian hostile: reserved codes / a stray 'Z' / bytes after the value") {
   for (const char* code : {"40", "45", "47", "50"}) {
-    CHECK(refusal(code) ==
-          fmt::format("hessian: at byte 0: reserved or unknown code 0x{} (expected a value)", code));
+    CHECK(
+        refusal(code) ==
+        fmt::format("hessian: at byte 0: reserved or unknown code 0x{} (expected a value)", code));
   }
   CHECK(refusal("5a") == "hessian: at byte 0: 'Z' (0x5a) outside a list or map (expected a value)");
   CHECK(refusal("9191") == "hessian: at byte 1: 1 bytes after the value (expected the end)");
   CHECK(refusal("") == "hessian: at byte 0: input ends where a value was expected");
-  CHECK(refusal("5791") == "hessian: at byte 0: input ends inside a list (expected a value or 'Z')");
+  CHECK(refusal("5791") ==
+        "hessian: at byte 0: input ends inside a list (expected a value or 'Z')");
   CHECK(refusal("4891") == "hessian: at byte 2: input ends where a value was expected");
 }
 
@@ -127,16 +150,27 @@ TEST_CASE("hessian hostile: counts over maxRefs / maxTypes and maxElements") {
   CHECK(refusal("7b787878", small) == "hessian: at byte 0: list length 3 exceeds maxElements = 2");
   CHECK(refusal("7a797878", small) ==
         "hessian: at byte 3: more than maxRefs = 3 lists, maps and objects");
-  CHECK(refusal("7a70016170016278", small) == "hessian: at byte 5: more than maxTypes = 1 type names");
-  CHECK(refusal("5791929394" "5a", small) == "hessian: at byte 0: list longer than maxElements = 2");
-  CHECK(refusal("48" "9191" "9292" "9393" "5a", small) ==
-        "hessian: at byte 0: map larger than maxElements = 2 entries");
+  CHECK(refusal("7a70016170016278", small) ==
+        "hessian: at byte 5: more than maxTypes = 1 type names");
+  CHECK(refusal("5791929394"
+                "5a",
+                small) == "hessian: at byte 0: list longer than maxElements = 2");
+  CHECK(refusal("48"
+                "9191"
+                "9292"
+                "9393"
+                "5a",
+                small) == "hessian: at byte 0: map larger than maxElements = 2 entries");
 }
 
 TEST_CASE("hessian hostile: owning chains through refs are bounded by maxDepth") {
   // [A = [], B = [A], [B]]: each inner list owns the one before it (refs 1 and 2), the outer
   // one (ref 0) owns them all: four deep, with nesting only two deep.
-  const std::string chain = "7b" "78" "795191" "795192";
+  const std::string chain =
+      "7b"
+      "78"
+      "795191"
+      "795192";
   DecoderLimits limits;
   limits.maxDepth = 4;
   CHECK(refusal(chain, limits) == "decoded");
@@ -166,7 +200,12 @@ TEST_CASE("hessian hostile: truncated anywhere / every prefix of the matrix's va
 }
 
 TEST_CASE("hessian hostile: a refused read changes nothing and fails again the same way") {
-  const std::string input = unhex("79" "91" "7a" "5190" "5195");  // outlives the decoder
+  const std::string input = unhex(
+      "79"
+      "91"
+      "7a"
+      "5190"
+      "5195");  // outlives the decoder
   Decoder decoder(input);
   CHECK(deepEqual(decoder.read(), Value::list(makeList("", {Value::int32(1)}))));
   CHECK(decoder.offset() == 2);
@@ -188,7 +227,8 @@ TEST_CASE("hessian hostile: limits are validated and the total size is bounded")
   DecoderLimits tiny;
   tiny.maxTotalBytes = 3;
   CHECK(refusal("7a9191", tiny) == "decoded");
-  CHECK(refusal("7b919191", tiny) == "hessian: at byte 0: input of 4 bytes exceeds maxTotalBytes = 3");
+  CHECK(refusal("7b919191", tiny) ==
+        "hessian: at byte 0: input of 4 bytes exceeds maxTotalBytes = 3");
 }
 
 TEST_CASE("hessian hostile: every single byte decodes or is refused") {
@@ -207,4 +247,4 @@ TEST_CASE("hessian hostile: every single byte decodes or is refused") {
   CHECK(decoded == 64 + 24 + 2 + 2 + 3 + 1);
   CHECK(decoded + refused == 256);
 }
-}
+}  // TEST_SUITE("hessian")

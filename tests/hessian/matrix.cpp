@@ -1,9 +1,9 @@
+#include "support.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <stdexcept>
-
-#include "support.h"
 
 namespace wbhessian {
 
@@ -33,7 +33,8 @@ std::string patternString(std::size_t units, std::string_view kind) {
   if (kind == "two") cycle = {{"\xc3\xa9", 1}};
   if (kind == "three") cycle = {{"\xe4\xb8\xad", 1}};
   if (kind == "pair") cycle = {{"\xf0\x9f\x98\x80", 2}, {"a", 1}};
-  if (kind == "mixed") cycle = {{"a", 1}, {"\xc3\xa9", 1}, {"\xe4\xb8\xad", 1}, {"\xf0\x9f\x98\x80", 2}};
+  if (kind == "mixed")
+    cycle = {{"a", 1}, {"\xc3\xa9", 1}, {"\xe4\xb8\xad", 1}, {"\xf0\x9f\x98\x80", 2}};
   if (cycle.empty()) throw std::invalid_argument(fmt::format("no string kind '{}'", kind));
   std::string s;
   std::size_t n = 0;
@@ -79,8 +80,8 @@ const char* kPoint = "HessianOracle$Point";
 // Java's field order for Point: its primitive and String fields first, then the others.
 ObjectPtr point(std::string label, std::int32_t x, std::int64_t y, Value next = {}) {
   static const auto def = makeClassDef(kPoint, {"label", "x", "y", "next"});
-  return makeObject(def, {Value::string(std::move(label)), Value::int32(x), Value::int64(y),
-                          std::move(next)});
+  return makeObject(
+      def, {Value::string(std::move(label)), Value::int32(x), Value::int64(y), std::move(next)});
 }
 
 Value ints(std::string type, std::vector<std::int32_t> values) {
@@ -95,26 +96,26 @@ void addScalars(std::vector<Case>& out) {
                         "47", "48", "2047", "2048", "262143", "262144", "2147483647"}) {
     names.push_back(fmt::format("int:{}", v));
   }
-  for (const char* v : {"-9223372036854775808", "-2147483649", "-2147483648", "-262145",
-                        "-262144", "-2049", "-2048", "-9", "-8", "0", "15", "16", "2047", "2048",
-                        "262143", "262144", "2147483647", "2147483648", "9223372036854775807"}) {
+  for (const char* v : {"-9223372036854775808", "-2147483649", "-2147483648", "-262145", "-262144",
+                        "-2049", "-2048", "-9", "-8", "0", "15", "16", "2047", "2048", "262143",
+                        "262144", "2147483647", "2147483648", "9223372036854775807"}) {
     names.push_back(fmt::format("long:{}", v));
   }
-  for (const char* v : {"0.0", "1.0", "-1.0", "127.0", "-128.0", "128.0", "32767.0", "-32768.0",
-                        "32768.0", "0.5", "0.001", "3.5", "2147483.647", "2147483.648",
-                        "-2147483.648", "0.0005", "1e10", "123.456", "NaN", "Infinity",
-                        "-Infinity"}) {
+  for (const char* v :
+       {"0.0",          "1.0",     "-1.0", "127.0",   "-128.0", "128.0",       "32767.0",
+        "-32768.0",     "32768.0", "0.5",  "0.001",   "3.5",    "2147483.647", "2147483.648",
+        "-2147483.648", "0.0005",  "1e10", "123.456", "NaN",    "Infinity",    "-Infinity"}) {
     names.push_back(fmt::format("double:{}", v));
   }
   for (const char* v : {"0", "60000", "1", "-60000", "1699999980000", "1700000000001",
                         "128849018880000", "-128849018880000"}) {
     names.push_back(fmt::format("date:{}", v));
   }
-  for (const char* v : {"0:ascii", "1:ascii", "31:ascii", "32:ascii", "1023:ascii", "1024:ascii",
-                        "32768:ascii", "32769:ascii", "40000:ascii", "31:two", "32:two",
-                        "1023:two", "1024:two", "40000:two", "1023:three", "1024:three",
-                        "32768:three", "40000:three", "2:pair", "32:pair", "1024:pair",
-                        "32768:pair", "40000:pair", "32768:mixed", "40000:mixed"}) {
+  for (const char* v : {"0:ascii",    "1:ascii",     "31:ascii",    "32:ascii",    "1023:ascii",
+                        "1024:ascii", "32768:ascii", "32769:ascii", "40000:ascii", "31:two",
+                        "32:two",     "1023:two",    "1024:two",    "40000:two",   "1023:three",
+                        "1024:three", "32768:three", "40000:three", "2:pair",      "32:pair",
+                        "1024:pair",  "32768:pair",  "40000:pair",  "32768:mixed", "40000:mixed"}) {
     names.push_back(fmt::format("string:{}", v));
   }
   for (const char* v : {"0", "15", "16", "1023", "1024", "4096", "8000"}) {
@@ -127,7 +128,9 @@ void addScalars(std::vector<Case>& out) {
 }
 
 void addNodes(std::vector<Case>& out) {
-  auto add = [&out](std::string name, Value v) { out.push_back(Case{std::move(name), std::move(v), true}); };
+  auto add = [&out](std::string name, Value v) {
+    out.push_back(Case{std::move(name), std::move(v), true});
+  };
   add("list:empty", Value::list(makeList()));
   add("list:seven", ints("", {1, 2, 3, 4, 5, 6, 7}));
   add("list:eight", ints("", {1, 2, 3, 4, 5, 6, 7, 8}));
@@ -136,10 +139,11 @@ void addNodes(std::vector<Case>& out) {
   add("list:strarray", Value::list(makeList("[string", {Value::string("a"), Value::string("b")})));
   add("list:linked", ints("java.util.LinkedList", {1, 2}));
   add("list:nested", Value::list(makeList("", {ints("", {1}), ints("[int", {1}), ints("[int", {2}),
-                                              Value::null(), Value::int64(5)})));
-  add("list:mixed", Value::list(makeList("", {Value::null(), Value::boolean(true), Value::int32(1),
-                                             Value::int64(2), Value::float64(3.5), Value::string("s"),
-                                             Value::bytes({1, 2}), Value::date(Date{60000})})));
+                                               Value::null(), Value::int64(5)})));
+  add("list:mixed",
+      Value::list(makeList("", {Value::null(), Value::boolean(true), Value::int32(1),
+                                Value::int64(2), Value::float64(3.5), Value::string("s"),
+                                Value::bytes({1, 2}), Value::date(Date{60000})})));
   auto self = makeList();
   self->items.push_back(Value::backRef(BackRef(self)));
   add("list:selfref", Value::list(self));
@@ -149,34 +153,42 @@ void addNodes(std::vector<Case>& out) {
                                              {Value::int32(3), Value::string("c")}})));
   add("map:longkeys", Value::map(makeMap("", {{Value::int64(1), Value::string("x")},
                                               {Value::int64(2), Value::string("y")}})));
-  add("map:nullkey", Value::map(makeMap("java.util.LinkedHashMap",
-                                        {{Value::null(), Value::int32(1)},
-                                         {Value::int64(2), Value::string("x")},
-                                         {Value::string("k"), ints("", {1})}})));
-  add("map:nested", Value::map(makeMap("", {{Value::int32(1), Value::map(makeMap("", {{Value::int32(2), Value::int32(3)}}))}})));
+  add("map:nullkey",
+      Value::map(makeMap("java.util.LinkedHashMap", {{Value::null(), Value::int32(1)},
+                                                     {Value::int64(2), Value::string("x")},
+                                                     {Value::string("k"), ints("", {1})}})));
+  add("map:nested",
+      Value::map(makeMap(
+          "", {{Value::int32(1), Value::map(makeMap("", {{Value::int32(2), Value::int32(3)}}))}})));
   add("map:typedtwice",
-      Value::list(makeList("", {Value::map(makeMap("java.util.LinkedHashMap", {{Value::int32(1), Value::int32(1)}})),
-                                Value::map(makeMap("java.util.LinkedHashMap", {{Value::int32(2), Value::int32(2)}}))})));
+      Value::list(makeList(
+          "",
+          {Value::map(makeMap("java.util.LinkedHashMap", {{Value::int32(1), Value::int32(1)}})),
+           Value::map(makeMap("java.util.LinkedHashMap", {{Value::int32(2), Value::int32(2)}}))})));
   auto selfMap = makeMap();
   selfMap->entries.emplace_back(Value::int32(1), Value::backRef(BackRef(selfMap)));
   add("map:selfref", Value::map(selfMap));
 }
 
 void addObjects(std::vector<Case>& out) {
-  auto add = [&out](std::string name, Value v) { out.push_back(Case{std::move(name), std::move(v), true}); };
+  auto add = [&out](std::string name, Value v) {
+    out.push_back(Case{std::move(name), std::move(v), true});
+  };
   add("object:point", Value::object(point("p", 1, 2)));
   auto self = point("self", 3, 4);
   self->values[3] = Value::backRef(BackRef(self));
   add("object:self", Value::object(self));
   auto q = point("q", 5, 6);
   auto p = point("p", 7, 8, Value::object(q));
-  add("object:shared", Value::list(makeList("", {Value::object(p), Value::object(p), Value::object(q)})));
+  add("object:shared",
+      Value::list(makeList("", {Value::object(p), Value::object(p), Value::object(q)})));
   auto c = point("c", 0, -1);
   auto b = point("b", -16, 262144, Value::object(c));
   add("object:chain", Value::object(point("a", 48, -9, Value::object(b))));
   add("enum:red", makeEnum("HessianOracle$Color", "RED"));
   const Value red = makeEnum("HessianOracle$Color", "RED");
-  add("enum:list", Value::list(makeList("[object", {red, makeEnum("HessianOracle$Color", "GREEN"), red})));
+  add("enum:list",
+      Value::list(makeList("[object", {red, makeEnum("HessianOracle$Color", "GREEN"), red})));
 }
 
 }  // namespace

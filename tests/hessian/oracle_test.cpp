@@ -2,6 +2,8 @@
 // matrix, wheelbeat's bytes equal Java's wherever Java's are canonical, Java decodes wheelbeat's
 // bytes to the value it builds itself, and wheelbeat decodes Java's bytes to the same value.
 // Built only when a JDK and hessian.jar were found (tests/hessian/CMakeLists.txt).
+#include "support.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,8 +12,6 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include "support.h"
 
 using namespace wbhessian;
 
@@ -78,4 +78,4 @@ TEST_CASE("hessian java oracle: Java's bytes and Java reading wheelbeat's") {
   }
   CHECK(sameBytes == cases.size() - 2);  // all but -0.0 and the 70000 bytes
 }
-}
+}  // TEST_SUITE("hessian")

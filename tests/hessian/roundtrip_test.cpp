@@ -1,10 +1,10 @@
 // Round trips of the matrix (support.h): every value decodes to a deep-equal graph (sharing and
 // cycles included) and re-encodes to the same bytes; the value model's rules.
+#include "support.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
-
-#include "support.h"
 
 using namespace wbhessian;
 
@@ -54,7 +54,10 @@ TEST_CASE("hessian round trip: a value written twice is a ref the second time an
 }
 
 TEST_CASE("hessian round trip: a decoded cycle is a BackRef / owned by the root alone") {
-  const Value root = decode(unhex("7a" "5190" "91"));  // [itself, 1]
+  const Value root =
+      decode(unhex("7a"
+                   "5190"
+                   "91"));  // [itself, 1]
   const ListPtr& list = root.asList();
   REQUIRE(list->items.size() == 2);
   CHECK(list->items[0].type() == Type::BackRef);
@@ -78,19 +81,28 @@ TEST_CASE("hessian round trip: a BackRef whose target is gone is refused / nothi
   CHECK(hex(encoder.buffer()) == "97");
   // The type "[x" and the list's ref slot were rolled back: written again, they are new.
   encoder.write(Value::list(makeList("[x")));
-  CHECK(hex(encoder.buffer()) == "97" "7002" "5b78");
+  CHECK(hex(encoder.buffer()) ==
+        "97"
+        "7002"
+        "5b78");
 }
 
 TEST_CASE("hessian round trip: a refused object leaves the class table as it was") {
   auto def = makeClassDef("C", {"a"});
   auto bad = std::make_shared<Object>(Object{def, {}});
   Encoder encoder;
-  CHECK_THROWS_WITH(encoder.write(Value::list(makeList("", {Value::object(makeObject(def, {Value::int32(1)})),
-                                                            Value::object(bad)}))),
-                    "hessian: encode: an Object of class 'C' has 0 values (expected 1, one per field)");
+  CHECK_THROWS_WITH(
+      encoder.write(Value::list(
+          makeList("", {Value::object(makeObject(def, {Value::int32(1)})), Value::object(bad)}))),
+      "hessian: encode: an Object of class 'C' has 0 values (expected 1, one per field)");
   CHECK(encoder.buffer().empty());
   encoder.write(Value::object(makeObject(def, {Value::int32(1)})));
-  CHECK(hex(encoder.buffer()) == "430143" "91" "0161" "60" "91");
+  CHECK(hex(encoder.buffer()) ==
+        "430143"
+        "91"
+        "0161"
+        "60"
+        "91");
 }
 
 TEST_CASE("hessian round trip: -0.0 keeps its sign / NaN stays NaN") {
@@ -100,19 +112,36 @@ TEST_CASE("hessian round trip: -0.0 keeps its sign / NaN stays NaN") {
 }
 
 TEST_CASE("hessian round trip: variable-length lists (0x55 / 0x57) decode as fixed ones") {
-  const Value untyped = decode(unhex("57" "91" "92" "5a"));
+  const Value untyped =
+      decode(unhex("57"
+                   "91"
+                   "92"
+                   "5a"));
   CHECK(deepEqual(untyped, Value::list(makeList("", {Value::int32(1), Value::int32(2)}))));
-  const Value typed = decode(unhex("55" "045b696e74" "91" "5a"));
+  const Value typed =
+      decode(unhex("55"
+                   "045b696e74"
+                   "91"
+                   "5a"));
   CHECK(deepEqual(typed, Value::list(makeList("[int", {Value::int32(1)}))));
   // Re-encoded in the fixed forms (hessian.js reads no other).
   CHECK(hex(encode(typed)) == "71045b696e7491");
 }
 
 TEST_CASE("hessian round trip: string chunks of any form / a pair split across chunks") {
-  CHECK(decode(unhex("5200026162" "0163")).asString() == "abc");
-  CHECK(decode(unhex("520000" "5300026162")).asString() == "ab");
-  CHECK(decode(unhex("520001eda0bd" "01edb880")).asString() == "\xf0\x9f\x98\x80");
-  CHECK(decode(unhex("410001ff" "410000" "2101")).asBytes() == Bytes{0xff, 0x01});
+  CHECK(decode(unhex("5200026162"
+                     "0163"))
+            .asString() == "abc");
+  CHECK(decode(unhex("520000"
+                     "5300026162"))
+            .asString() == "ab");
+  CHECK(decode(unhex("520001eda0bd"
+                     "01edb880"))
+            .asString() == "\xf0\x9f\x98\x80");
+  CHECK(decode(unhex("410001ff"
+                     "410000"
+                     "2101"))
+            .asBytes() == Bytes{0xff, 0x01});
 }
 
 TEST_CASE("hessian value: accessors name both types / builders check counts") {
@@ -145,4 +174,4 @@ TEST_CASE("hessian round trip: nesting deeper than the encoder's maxDepth is ref
   CHECK_THROWS_WITH(encode(v, EncoderLimits{.maxDepth = 4}),
                     "hessian: encode: lists, maps and objects nested deeper than maxDepth = 4");
 }
-}
+}  // TEST_SUITE("hessian")

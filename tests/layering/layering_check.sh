@@ -10,9 +10,10 @@
 #   private   a file includes another room's private header ("x.h" that resolves only to another
 #             room's src/). Tests are white-box: tests/core, tests/tasks, tests/net,
 #             tests/registry, tests/hessian and tests/config may include the private headers of
-#             the room they test (tests/registry: net/registry's). One private header is shared on purpose:
-#             config/cli/command_line.h, the command-line conventions of every program (its own
-#             INTERFACE target, wheelbeat_command_line), open to samples/ and tests/ programs.
+#             the room they test (tests/registry: net/registry's). One private header is shared
+#             on purpose: config/cli/command_line.h, the command-line conventions of every
+#             program (its own INTERFACE target, wheelbeat_command_line), open to samples/ and
+#             tests/ programs.
 #   upward    a library room includes a public header of a room above it (core <- tasks <- net <-
 #             net/registry <- net/cluster <- config: <wheelbeat/net/...> in tasks/, say).
 #   hessian   net/hessian/ includes a wheelbeat header other than its own and core's public ones
@@ -130,7 +131,8 @@ function checkAngled(name,   room, test, target) {
            "<wheelbeat/config/config.h>)", name))
     return
   }
-  if (room == "hessian" && name ~ /^wheelbeat\// && name !~ /^wheelbeat\/(core\/|hessian\/|version\.h$)/) {
+  if (room == "hessian" && name ~ /^wheelbeat\// &&
+      name !~ /^wheelbeat\/(core\/|hessian\/|version\.h$)/) {
     report("hessian", sprintf("<%s>: net/hessian/ may include only its own and core'"'"'s " \
            "public headers (Hessian stands on the standard library, fmt and core)", name))
     return

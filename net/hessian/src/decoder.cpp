@@ -1,19 +1,22 @@
-#include <array>
-#include <bit>
-#include <limits>
-
 #include "decoder_impl.h"
 #include "utf.h"
 #include "wire.h"
 
+#include <array>
+#include <bit>
+#include <limits>
+
 namespace wheelbeat::hessian {
 
 void DecoderLimits::validate() const {
-  const std::pair<const char*, std::size_t> fields[] = {
-      {"maxDepth", maxDepth},       {"maxTotalBytes", maxTotalBytes},
-      {"maxStringUnits", maxStringUnits}, {"maxBytesLength", maxBytesLength},
-      {"maxClassDefs", maxClassDefs}, {"maxTypes", maxTypes},
-      {"maxRefs", maxRefs},         {"maxElements", maxElements}};
+  const std::pair<const char*, std::size_t> fields[] = {{"maxDepth", maxDepth},
+                                                        {"maxTotalBytes", maxTotalBytes},
+                                                        {"maxStringUnits", maxStringUnits},
+                                                        {"maxBytesLength", maxBytesLength},
+                                                        {"maxClassDefs", maxClassDefs},
+                                                        {"maxTypes", maxTypes},
+                                                        {"maxRefs", maxRefs},
+                                                        {"maxElements", maxElements}};
   for (const auto& [name, value] : fields) {
     if (value == 0) {
       throw std::invalid_argument(
@@ -116,8 +119,12 @@ Value Decoder::Impl::readScalar(std::uint8_t tag, const std::uint8_t* start) {
       need(2, start, "a long");
       return Value::int64(((static_cast<std::int64_t>(tag) - wire::kLongThree) << 16) |
                           static_cast<std::int64_t>(big(2)));
-    case Tag::LongInt: need(4, start, "a long"); return Value::int64(signExtend<std::int64_t>(big(4), 32));
-    case Tag::Long: need(8, start, "a long"); return Value::int64(static_cast<std::int64_t>(big(8)));
+    case Tag::LongInt:
+      need(4, start, "a long");
+      return Value::int64(signExtend<std::int64_t>(big(4), 32));
+    case Tag::Long:
+      need(8, start, "a long");
+      return Value::int64(static_cast<std::int64_t>(big(8)));
     case Tag::DoubleZero:
     case Tag::DoubleOne:
     case Tag::DoubleByte:
@@ -130,7 +137,9 @@ Value Decoder::Impl::readScalar(std::uint8_t tag, const std::uint8_t* start) {
     case Tag::BytesShort:
     case Tag::BytesMedium:
     case Tag::BytesChunk: return Value::bytes(readBytes(tag, start));
-    case Tag::DateMillis: need(8, start, "a date"); return Value::date(Date{static_cast<std::int64_t>(big(8))});
+    case Tag::DateMillis:
+      need(8, start, "a date");
+      return Value::date(Date{static_cast<std::int64_t>(big(8))});
     case Tag::DateMinutes:
       need(4, start, "a date");
       return Value::date(Date{signExtend<std::int64_t>(big(4), 32) * 60000});
@@ -200,7 +209,8 @@ std::string Decoder::Impl::readString(std::uint8_t tag, const std::uint8_t* star
       fail(start, "string length {} exceeds maxStringUnits = {}", total, limits.maxStringUnits);
     }
     out.reserve(out.size() + std::min(units, remaining()));  // at least a byte per unit
-    if (const char* why = utf::decodeCesu8(p, end, units, out, pendingHigh)) fail(p, "string: {}", why);
+    if (const char* why = utf::decodeCesu8(p, end, units, out, pendingHigh))
+      fail(p, "string: {}", why);
     if (last) break;
     const std::uint8_t* at = p;
     if (p == end) fail(at, "input ends where a string chunk was expected");
@@ -242,7 +252,8 @@ Bytes Decoder::Impl::readBytes(std::uint8_t tag, const std::uint8_t* start) {
       n = big(2);
     }
     if (out.size() + n > limits.maxBytesLength) {
-      fail(start, "binary length {} exceeds maxBytesLength = {}", out.size() + n, limits.maxBytesLength);
+      fail(start, "binary length {} exceeds maxBytesLength = {}", out.size() + n,
+           limits.maxBytesLength);
     }
     need(n, start, "binary data");
     out.insert(out.end(), p, p + n);

@@ -40,7 +40,8 @@ struct Decoder::Impl {
   }
   // Fails (at `start`, naming `what`) unless n more bytes are present.
   void need(std::size_t n, const std::uint8_t* start, const char* what) {
-    if (remaining() < n) fail(start, "input ends inside {} ({} more bytes needed, {} left)", what, n, remaining());
+    if (remaining() < n)
+      fail(start, "input ends inside {} ({} more bytes needed, {} left)", what, n, remaining());
   }
   std::uint64_t big(int bytes) {
     std::uint64_t v = 0;
@@ -63,18 +64,50 @@ struct Decoder::Impl {
   void closeSlot(std::size_t slot, std::size_t height, const std::uint8_t* start);
   void checkDepth(const std::uint8_t* start, std::size_t depth);
   std::size_t elementCount(const std::uint8_t* start, const char* what);
-  Value readList(std::uint8_t tag, const std::uint8_t* start, std::size_t depth, std::size_t& height);
-  Value readMap(std::uint8_t tag, const std::uint8_t* start, std::size_t depth, std::size_t& height);
-  Value readObject(std::uint8_t tag, const std::uint8_t* start, std::size_t depth, std::size_t& height);
+  Value readList(std::uint8_t tag, const std::uint8_t* start, std::size_t depth,
+                 std::size_t& height);
+  Value readMap(std::uint8_t tag, const std::uint8_t* start, std::size_t depth,
+                std::size_t& height);
+  Value readObject(std::uint8_t tag, const std::uint8_t* start, std::size_t depth,
+                   std::size_t& height);
   Value readRef(const std::uint8_t* start, std::size_t& height);
 };
 
 // What a tag byte starts (a table: no chain of comparisons per value).
 enum class Tag : std::uint8_t {
-  Invalid, Null, True, False, IntOne, IntTwo, IntThree, Int, LongOne, LongTwo, LongThree,
-  LongInt, Long, DoubleZero, DoubleOne, DoubleByte, DoubleShort, DoubleMill, Double,
-  StringShort, StringMedium, StringChunk, BytesShort, BytesMedium, BytesChunk, DateMillis,
-  DateMinutes, ClassDef, Object, Ref, Map, List, End
+  Invalid,
+  Null,
+  True,
+  False,
+  IntOne,
+  IntTwo,
+  IntThree,
+  Int,
+  LongOne,
+  LongTwo,
+  LongThree,
+  LongInt,
+  Long,
+  DoubleZero,
+  DoubleOne,
+  DoubleByte,
+  DoubleShort,
+  DoubleMill,
+  Double,
+  StringShort,
+  StringMedium,
+  StringChunk,
+  BytesShort,
+  BytesMedium,
+  BytesChunk,
+  DateMillis,
+  DateMinutes,
+  ClassDef,
+  Object,
+  Ref,
+  Map,
+  List,
+  End
 };
 Tag tagOf(std::uint8_t byte);
 

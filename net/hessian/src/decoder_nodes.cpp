@@ -1,9 +1,9 @@
 // The decoder's nodes: lists, maps and objects, the refs between them, type names and class
 // definitions (decoder.cpp has the dispatch and the scalars).
-#include <algorithm>
-
 #include "decoder_impl.h"
 #include "wire.h"
+
+#include <algorithm>
 
 namespace wheelbeat::hessian {
 
@@ -148,8 +148,9 @@ Value Decoder::Impl::readMap(std::uint8_t tag, const std::uint8_t* start, std::s
 Value Decoder::Impl::readObject(std::uint8_t tag, const std::uint8_t* start, std::size_t depth,
                                 std::size_t& height) {
   checkDepth(start, depth);
-  const std::int32_t index = tag == wire::kObject ? readInt("a class definition ref")
-                                                  : static_cast<std::int32_t>(tag - wire::kObjectDirect);
+  const std::int32_t index = tag == wire::kObject
+                                 ? readInt("a class definition ref")
+                                 : static_cast<std::int32_t>(tag - wire::kObjectDirect);
   if (index < 0 || static_cast<std::size_t>(index) >= classes.size()) {
     fail(start, "object of class definition {}, but {} are defined", index, classes.size());
   }

@@ -1,3 +1,7 @@
+#include "encoder_impl.h"
+#include "utf.h"
+#include "wire.h"
+
 #include <wheelbeat/hessian/encoder.h>
 
 #include <fmt/format.h>
@@ -5,10 +9,6 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-
-#include "encoder_impl.h"
-#include "utf.h"
-#include "wire.h"
 
 namespace wheelbeat::hessian {
 

@@ -32,7 +32,8 @@ struct Encoder::Impl {
 
   void put(std::uint8_t b) { out.push_back(static_cast<char>(b)); }
   void putBig(std::uint64_t v, int bytes) {
-    for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) put(static_cast<std::uint8_t>(v >> shift));
+    for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8)
+      put(static_cast<std::uint8_t>(v >> shift));
   }
   void writeInt(std::int32_t v);
   void writeLong(std::int64_t v);

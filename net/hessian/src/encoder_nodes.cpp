@@ -1,9 +1,9 @@
 // The encoder's nodes: lists, maps, objects and the refs between them (encoder.cpp has the
 // scalars and the public calls).
-#include <fmt/format.h>
-
 #include "encoder_impl.h"
 #include "wire.h"
+
+#include <fmt/format.h>
 
 namespace wheelbeat::hessian {
 

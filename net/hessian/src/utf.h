@@ -12,8 +12,8 @@ namespace wheelbeat::hessian::utf {
 /// The outcome of scanning UTF-8: the UTF-16 units it makes, or where and why it is invalid.
 struct Scan {
   std::size_t units = 0;
-  std::size_t badOffset = 0;    // valid only when why != nullptr
-  const char* why = nullptr;    // nullptr: valid UTF-8
+  std::size_t badOffset = 0;  // valid only when why != nullptr
+  const char* why = nullptr;  // nullptr: valid UTF-8
 };
 
 /// Validates `s` as UTF-8 (no overlong forms, no encoded surrogates, nothing above U+10FFFF,

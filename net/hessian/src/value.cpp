@@ -92,9 +92,9 @@ std::shared_ptr<const ClassDef> makeClassDef(std::string name, std::vector<std::
 ObjectPtr makeObject(std::shared_ptr<const ClassDef> def, std::vector<Value> values) {
   if (!def) throw std::invalid_argument("hessian: makeObject: def is empty (expected a class)");
   if (values.size() != def->fields.size()) {
-    throw std::invalid_argument(fmt::format(
-        "hessian: makeObject: {} values for class '{}' (expected {}, one per field)",
-        values.size(), def->name, def->fields.size()));
+    throw std::invalid_argument(
+        fmt::format("hessian: makeObject: {} values for class '{}' (expected {}, one per field)",
+                    values.size(), def->name, def->fields.size()));
   }
   return std::make_shared<Object>(Object{std::move(def), std::move(values)});
 }

@@ -44,12 +44,23 @@ public class HessianOracle {
   static String patternString(int units, String kind) {
     String[] cycle;
     switch (kind) {
-      case "ascii": cycle = new String[] {"a", "b", "c"}; break;
-      case "two": cycle = new String[] {"\u00e9"}; break;
-      case "three": cycle = new String[] {"\u4e2d"}; break;
-      case "pair": cycle = new String[] {"\ud83d\ude00", "a"}; break;
-      case "mixed": cycle = new String[] {"a", "\u00e9", "\u4e2d", "\ud83d\ude00"}; break;
-      default: throw new IllegalArgumentException(kind);
+      case "ascii":
+        cycle = new String[] {"a", "b", "c"};
+        break;
+      case "two":
+        cycle = new String[] {"\u00e9"};
+        break;
+      case "three":
+        cycle = new String[] {"\u4e2d"};
+        break;
+      case "pair":
+        cycle = new String[] {"\ud83d\ude00", "a"};
+        break;
+      case "mixed":
+        cycle = new String[] {"a", "\u00e9", "\u4e2d", "\ud83d\ude00"};
+        break;
+      default:
+        throw new IllegalArgumentException(kind);
     }
     StringBuilder s = new StringBuilder();
     for (int i = 0; s.length() < units; ++i) {
@@ -61,12 +72,18 @@ public class HessianOracle {
 
   static Object scalar(String kind, String arg) {
     switch (kind) {
-      case "null": return null;
-      case "bool": return Boolean.valueOf(arg);
-      case "int": return Integer.valueOf(arg);
-      case "long": return Long.valueOf(arg);
-      case "double": return Double.valueOf(arg);
-      case "date": return new Date(Long.parseLong(arg));
+      case "null":
+        return null;
+      case "bool":
+        return Boolean.valueOf(arg);
+      case "int":
+        return Integer.valueOf(arg);
+      case "long":
+        return Long.valueOf(arg);
+      case "double":
+        return Double.valueOf(arg);
+      case "date":
+        return new Date(Long.parseLong(arg));
       case "bytes": {
         byte[] b = new byte[Integer.parseInt(arg)];
         for (int i = 0; i < b.length; ++i) b[i] = (byte) (i % 251);
@@ -76,28 +93,40 @@ public class HessianOracle {
         String[] p = arg.split(":");
         return patternString(Integer.parseInt(p[0]), p[1]);
       }
-      default: throw new IllegalArgumentException("no recipe " + kind);
+      default:
+        throw new IllegalArgumentException("no recipe " + kind);
     }
   }
 
-  static ArrayList<Object> list(Object... items) { return new ArrayList<>(Arrays.asList(items)); }
+  static ArrayList<Object> list(Object... items) {
+    return new ArrayList<>(Arrays.asList(items));
+  }
 
   static Object build(String name) {
     int colon = name.indexOf(':');
     String kind = colon < 0 ? name : name.substring(0, colon);
     String arg = colon < 0 ? "" : name.substring(colon + 1);
-    if (!kind.equals("list") && !kind.equals("map") && !kind.equals("object") && !kind.equals("enum")) {
+    if (!kind.equals("list") && !kind.equals("map") && !kind.equals("object")
+        && !kind.equals("enum")) {
       return scalar(kind, arg);
     }
     switch (name) {
-      case "list:empty": return list();
-      case "list:seven": return list(1, 2, 3, 4, 5, 6, 7);
-      case "list:eight": return list(1, 2, 3, 4, 5, 6, 7, 8);
-      case "list:intarray": return new int[] {1, 2, 3};
-      case "list:intarray8": return new int[] {1, 2, 3, 4, 5, 6, 7, 8};
-      case "list:strarray": return new String[] {"a", "b"};
-      case "list:linked": return new LinkedList<Object>(Arrays.asList(1, 2));
-      case "list:nested": return list(list(1), new int[] {1}, new int[] {2}, null, 5L);
+      case "list:empty":
+        return list();
+      case "list:seven":
+        return list(1, 2, 3, 4, 5, 6, 7);
+      case "list:eight":
+        return list(1, 2, 3, 4, 5, 6, 7, 8);
+      case "list:intarray":
+        return new int[] {1, 2, 3};
+      case "list:intarray8":
+        return new int[] {1, 2, 3, 4, 5, 6, 7, 8};
+      case "list:strarray":
+        return new String[] {"a", "b"};
+      case "list:linked":
+        return new LinkedList<Object>(Arrays.asList(1, 2));
+      case "list:nested":
+        return list(list(1), new int[] {1}, new int[] {2}, null, 5L);
       case "list:mixed":
         return list(null, true, 1, 2L, 3.5, "s", new byte[] {1, 2}, new Date(60000));
       case "list:selfref": {
@@ -105,9 +134,12 @@ public class HessianOracle {
         self.add(self);
         return self;
       }
-      case "map:empty": return new HashMap<Object, Object>();
-      case "map:intkeys": return hashMap(1, "a", 2, "b", 3, "c");
-      case "map:longkeys": return hashMap(1L, "x", 2L, "y");
+      case "map:empty":
+        return new HashMap<Object, Object>();
+      case "map:intkeys":
+        return hashMap(1, "a", 2, "b", 3, "c");
+      case "map:longkeys":
+        return hashMap(1L, "x", 2L, "y");
       case "map:nullkey": {
         LinkedHashMap<Object, Object> m = new LinkedHashMap<>();
         m.put(null, 1);
@@ -115,14 +147,17 @@ public class HessianOracle {
         m.put("k", list(1));
         return m;
       }
-      case "map:nested": return hashMap(1, hashMap(2, 3));
-      case "map:typedtwice": return list(linked(1, 1), linked(2, 2));
+      case "map:nested":
+        return hashMap(1, hashMap(2, 3));
+      case "map:typedtwice":
+        return list(linked(1, 1), linked(2, 2));
       case "map:selfref": {
         HashMap<Object, Object> m = new HashMap<>();
         m.put(1, m);
         return m;
       }
-      case "object:point": return new Point("p", 1, 2, null);
+      case "object:point":
+        return new Point("p", 1, 2, null);
       case "object:self": {
         Point p = new Point("self", 3, 4, null);
         p.next = p;
@@ -135,9 +170,12 @@ public class HessianOracle {
       }
       case "object:chain":
         return new Point("a", 48, -9, new Point("b", -16, 262144, new Point("c", 0, -1, null)));
-      case "enum:red": return Color.RED;
-      case "enum:list": return new Object[] {Color.RED, Color.GREEN, Color.RED};
-      default: throw new IllegalArgumentException("no recipe " + name);
+      case "enum:red":
+        return Color.RED;
+      case "enum:list":
+        return new Object[] {Color.RED, Color.GREEN, Color.RED};
+      default:
+        throw new IllegalArgumentException("no recipe " + name);
     }
   }
 
@@ -155,34 +193,44 @@ public class HessianOracle {
 
   // Deep equality with the same shape of sharing: a node met again must pair as before.
   static String diff(Object a, Object b, IdentityHashMap<Object, Object> pairs) throws Exception {
-    if (a == null || b == null) return a == b ? null : "null vs " + (a == null ? b : a);
-    if (a.getClass() != b.getClass()) return a.getClass() + " vs " + b.getClass();
+    if (a == null || b == null)
+      return a == b ? null : "null vs " + (a == null ? b : a);
+    if (a.getClass() != b.getClass())
+      return a.getClass() + " vs " + b.getClass();
     if (a instanceof String || a instanceof Number || a instanceof Boolean || a instanceof Date
         || a instanceof Enum) {
       return a.equals(b) ? null : a + " vs " + b;
     }
-    if (pairs.containsKey(a)) return pairs.get(a) == b ? null : "sharing differs";
+    if (pairs.containsKey(a))
+      return pairs.get(a) == b ? null : "sharing differs";
     pairs.put(a, b);
     if (a.getClass().isArray()) {
-      if (Array.getLength(a) != Array.getLength(b)) return "array lengths differ";
+      if (Array.getLength(a) != Array.getLength(b))
+        return "array lengths differ";
       for (int i = 0; i < Array.getLength(a); ++i) {
         String d = diff(Array.get(a, i), Array.get(b, i), pairs);
-        if (d != null) return "[" + i + "] " + d;
+        if (d != null)
+          return "[" + i + "] " + d;
       }
       return null;
     }
-    if (a instanceof List) return diffIterators(((List<?>) a).iterator(), ((List<?>) b).iterator(), pairs);
+    if (a instanceof List)
+      return diffIterators(((List<?>) a).iterator(), ((List<?>) b).iterator(), pairs);
     if (a instanceof Map) {
-      return diffIterators(((Map<?, ?>) a).entrySet().iterator(), ((Map<?, ?>) b).entrySet().iterator(), pairs);
+      return diffIterators(
+          ((Map<?, ?>) a).entrySet().iterator(), ((Map<?, ?>) b).entrySet().iterator(), pairs);
     }
     if (a instanceof Map.Entry) {
       String d = diff(((Map.Entry<?, ?>) a).getKey(), ((Map.Entry<?, ?>) b).getKey(), pairs);
-      return d != null ? d : diff(((Map.Entry<?, ?>) a).getValue(), ((Map.Entry<?, ?>) b).getValue(), pairs);
+      return d != null
+          ? d
+          : diff(((Map.Entry<?, ?>) a).getValue(), ((Map.Entry<?, ?>) b).getValue(), pairs);
     }
     if (a instanceof Point) {
       Point p = (Point) a;
       Point q = (Point) b;
-      if (!Objects.equals(p.label, q.label) || p.x != q.x || p.y != q.y) return "point fields differ";
+      if (!Objects.equals(p.label, q.label) || p.x != q.x || p.y != q.y)
+        return "point fields differ";
       return diff(p.next, q.next, pairs);
     }
     return "unexpected class " + a.getClass();
@@ -191,28 +239,32 @@ public class HessianOracle {
   static String diffIterators(Iterator<?> a, Iterator<?> b, IdentityHashMap<Object, Object> pairs)
       throws Exception {
     for (int i = 0; a.hasNext() || b.hasNext(); ++i) {
-      if (a.hasNext() != b.hasNext()) return "sizes differ";
+      if (a.hasNext() != b.hasNext())
+        return "sizes differ";
       String d = diff(a.next(), b.next(), pairs);
-      if (d != null) return "#" + i + " " + d;
+      if (d != null)
+        return "#" + i + " " + d;
     }
     return null;
   }
 
   static String hex(byte[] bytes) {
     StringBuilder sb = new StringBuilder(bytes.length * 2);
-    for (byte b : bytes) sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+    for (byte b : bytes)
+      sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
     return sb.toString();
   }
 
   static byte[] unhex(String s) {
     byte[] b = new byte[s.length() / 2];
-    for (int i = 0; i < b.length; ++i) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+    for (int i = 0; i < b.length; ++i)
+      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
     return b;
   }
 
   public static void main(String[] args) throws Exception {
     try (BufferedReader in = new BufferedReader(new FileReader(args[0]))) {
-      for (String line; (line = in.readLine()) != null; ) {
+      for (String line; (line = in.readLine()) != null;) {
         String[] parts = line.split(" ");
         Object value = build(parts[0]);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -221,11 +273,12 @@ public class HessianOracle {
         out.flush();
         String verdict;
         try {
-          Hessian2Input input = new Hessian2Input(new ByteArrayInputStream(unhex(parts.length > 1 ? parts[1] : "")));
+          Hessian2Input input =
+              new Hessian2Input(new ByteArrayInputStream(unhex(parts.length > 1 ? parts[1] : "")));
           String d = diff(value, input.readObject(), new IdentityHashMap<>());
           verdict = d == null ? "OK" : "FAIL " + d;
         } catch (Exception e) {
-          verdict = "FAIL " + e;
+          verdict = ("FAIL " + e).replace('\n', ' ');
         }
         System.out.println(parts[0] + " " + hex(bytes.toByteArray()) + " " + verdict);
       }
