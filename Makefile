@@ -48,6 +48,9 @@ DEB_PACKAGES += libnetty-java default-jdk-headless
 # make bench: gRPC C++ baseline of the cluster scenarios T0 / T1 (tests/bench/grpc/: gRPC 1.51,
 # its protoc plugin; libgrpc++-dev does not pull protobuf's headers and library).
 DEB_PACKAGES += libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+# The Hessian 2.0 tests' Java oracle (tests/hessian/java/): Java's Hessian 4.0 (hessian.jar) on the
+# same values; without it that test reports itself skipped.
+DEB_PACKAGES += libhessian-java
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
 # test reports itself skipped.
 DEB_PACKAGES += prometheus

@@ -2,18 +2,22 @@
 # The house's layering rules, checked on every #include of the source tree (ctest "layering").
 #
 # Rooms (a path belongs to the longest prefix): core/, tasks/, net/ (net/src, net/include),
-# net/registry/, net/cluster/ (calls over a provider set), config/ (config/cli too), samples/,
-# tests/. A room's public part is its include/
-# (<wheelbeat/...>); everything else (src/, cli/, a sample's or a test's own files) is private.
+# net/registry/, net/cluster/ (calls over a provider set), net/hessian/ (Hessian 2.0 values:
+# serialization beside the layers, not above net/), config/ (config/cli too), samples/, tests/.
+# A room's public part is its include/ (<wheelbeat/...>); everything else (src/, cli/, a
+# sample's or a test's own files) is private.
 #
 #   private   a file includes another room's private header ("x.h" that resolves only to another
 #             room's src/). Tests are white-box: tests/core, tests/tasks, tests/net,
-#             tests/registry and tests/config may include the private headers of the room they
-#             test (tests/registry: net/registry's). One private header is shared on purpose:
-#             config/cli/command_line.h, the command-line conventions of every program (its own
-#             INTERFACE target, wheelbeat_command_line), open to samples/ and tests/ programs.
+#             tests/registry, tests/hessian and tests/config may include the private headers of
+#             the room they test (tests/registry: net/registry's). One private header is shared
+#             on purpose: config/cli/command_line.h, the command-line conventions of every
+#             program (its own INTERFACE target, wheelbeat_command_line), open to samples/ and
+#             tests/ programs.
 #   upward    a library room includes a public header of a room above it (core <- tasks <- net <-
 #             net/registry <- net/cluster <- config: <wheelbeat/net/...> in tasks/, say).
+#   hessian   net/hessian/ includes a wheelbeat header other than its own and core's public ones
+#             (it stands on the standard library, fmt and core alone: no net/, no libuv).
 #   uv        <uv.h> outside net/ and net/registry/ (and their tests, tests/net and
 #             tests/registry): libuv is the transport's, never in a public header's reach.
 #   json      <nlohmann/...> outside config/ (and its tests, tests/config, and the benchmark
@@ -46,6 +50,7 @@ awk -v listfile="$list" '
 function roomOf(path) {
   if (path ~ /^net\/registry\//) return "registry"
   if (path ~ /^net\/cluster\//) return "cluster"
+  if (path ~ /^net\/hessian\//) return "hessian"
   if (path ~ /^net\//) return "net"
   if (path ~ /^(core|tasks|config|samples|tests)\//) { split(path, p, "/"); return p[1] }
   return ""
@@ -56,15 +61,17 @@ function ownerOf(path,   p) {
   if (path !~ /^tests\//) return roomOf(path)
   split(path, p, "/")
   if (p[2] == "core" || p[2] == "tasks" || p[2] == "net" || p[2] == "registry" ||
-      p[2] == "cluster" || p[2] == "config")
+      p[2] == "cluster" || p[2] == "hessian" || p[2] == "config")
     return p[2]
   return "tests"
 }
 function shown(room) {
-  return room == "registry" ? "net/registry" : room == "cluster" ? "net/cluster" : room
+  return room == "registry" ? "net/registry" : room == "cluster" ? "net/cluster" : \
+         room == "hessian" ? "net/hessian" : room
 }
 function isPublic(path) {
-  return path ~ /^(core|tasks|net|config)\/include\// || path ~ /^net\/(registry|cluster)\/include\//
+  return path ~ /^(core|tasks|net|config)\/include\// ||
+         path ~ /^net\/(registry|cluster|hessian)\/include\//
 }
 function rank(room) {
   return room == "core" ? 1 : room == "tasks" ? 2 : room == "net" ? 3 : \
@@ -122,6 +129,12 @@ function checkAngled(name,   room, test, target) {
     if (room == "config" || test == "config" || FILENAME ~ /^tests\/bench\//) return
     report("json", sprintf("<%s> outside config/ (JSON belongs to the loader: use " \
            "<wheelbeat/config/config.h>)", name))
+    return
+  }
+  if (room == "hessian" && name ~ /^wheelbeat\// &&
+      name !~ /^wheelbeat\/(core\/|hessian\/|version\.h$)/) {
+    report("hessian", sprintf("<%s>: net/hessian/ may include only its own and core'"'"'s " \
+           "public headers (Hessian stands on the standard library, fmt and core)", name))
     return
   }
   if (name !~ /^wheelbeat\/(core|tasks|net|registry|cluster|config)\//) return
