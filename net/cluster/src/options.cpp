@@ -1,4 +1,5 @@
 #include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/core/option_error.h>
 
 #include <fmt/format.h>
 
@@ -11,9 +12,9 @@ void validate(const ClusterOptions& o) {
   // not wired into ServiceClient yet: refused rather than answered with an empty success that
   // nothing retries.
   if (o.mode == tasks::cluster::Mode::Failback) {
-    throw std::invalid_argument(
-        "ClusterOptions.mode = failback (expected: failover, failfast, failsafe, forking or "
-        "broadcast; for failback, give failed calls to a tasks::FailbackInvoker)");
+    throw core::OptionError("ClusterOptions", "mode", "failback",
+                            "failover, failfast, failsafe, forking or broadcast; for failback, "
+                            "give failed calls to a tasks::FailbackInvoker");
   }
   tasks::cluster::CallPolicy p;
   p.mode = o.mode;
@@ -25,11 +26,24 @@ void validate(const ClusterOptions& o) {
   tasks::cluster::validate(p);
   tasks::cluster::validate(o.outlier);
   tasks::cluster::validate(o.hedgeDelay);
-  tasks::validate(o.budget);
+  try {
+    tasks::validate(o.budget);
+  } catch (const core::OptionError& e) {
+    throw e.within("ClusterOptions", "budget");
+  }
   registry::validate(o.directory);
   if (!(o.maxExtraPercent >= 0 && o.maxExtraPercent <= 100)) {
-    throw std::invalid_argument(
-        fmt::format("ClusterOptions.maxExtraPercent = {} (expected: 0..100)", o.maxExtraPercent));
+    throw core::OptionError("ClusterOptions", "maxExtraPercent",
+                            fmt::format("{}", o.maxExtraPercent), "0..100");
+  }
+  // A hedge is sent only with a token of the budget: one that never holds a token would leave
+  // hedging on in name only.
+  if (o.hedge && o.budget.ratio == 0 && o.budget.minRetriesPerSecond == 0) {
+    throw core::OptionError(
+        "ClusterOptions", "hedge", "true",
+        "a budget that can give a token (a ratio or a per-second reserve above 0)", "budget",
+        "a budget that can give a token while hedging is on (a ratio or a per-second reserve "
+        "above 0)");
   }
 }
 
