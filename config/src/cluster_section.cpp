@@ -172,10 +172,9 @@ constexpr Field<O> kClusterFields[] = {
         "outlier", "outlier",
         "Outlier ejection (tasks::cluster::OutlierOptions): providers that fail or stall get no "
         "calls for a while."),
-    spanField<O, kHedgingSection>(
-        "hedging", "hedge",
-        "Hedging and the cap on extra attempts (hedge, hedgeDelay: "
-        "tasks::cluster::HedgeDelayOptions, maxExtraPercent)."),
+    spanField<O, kHedgingSection>("hedging", "hedge",
+                                  "Hedging and the cap on extra attempts (hedge, hedgeDelay: "
+                                  "tasks::cluster::HedgeDelayOptions, maxExtraPercent)."),
     field<O, &O::budget, kRetryBudgetSection>(
         "budget", "budget",
         "The service's tokens for retries and hedges (tasks::RetryBudgetOptions, the keys of "

@@ -280,25 +280,24 @@ private:
 template <typename S, const auto& Inner>
 constexpr Field<S> spanField(std::string_view name, std::string_view member,
                              std::string_view description) {
-  return Field<S>{
-      name,
-      member,
-      description,
-      [](Errors& e, const Json& v, const std::string& p, S& s, const Context& c) {
-        return Inner.read(e, v, p, s, c);
-      },
-      [](const S& s) { return Inner.write(s); },
-      [](const S& a, const S& b) { return Inner.same(a, b); },
-      [](KeyNode& n, const S& d) { Inner.describe(n, d); },
-      [](S& to, const S& from) {
-        for (const auto& f : Inner.fields) f.assign(to, from);
-      },
-      [](std::string_view m) {
-        for (const auto& f : Inner.fields) {
-          if (f.member == m) return f.name;
-        }
-        return std::string_view{};
-      }};
+  return Field<S>{name,
+                  member,
+                  description,
+                  [](Errors& e, const Json& v, const std::string& p, S& s, const Context& c) {
+                    return Inner.read(e, v, p, s, c);
+                  },
+                  [](const S& s) { return Inner.write(s); },
+                  [](const S& a, const S& b) { return Inner.same(a, b); },
+                  [](KeyNode& n, const S& d) { Inner.describe(n, d); },
+                  [](S& to, const S& from) {
+                    for (const auto& f : Inner.fields) f.assign(to, from);
+                  },
+                  [](std::string_view m) {
+                    for (const auto& f : Inner.fields) {
+                      if (f.member == m) return f.name;
+                    }
+                    return std::string_view{};
+                  }};
 }
 
 }  // namespace wheelbeat::config::detail

@@ -85,10 +85,10 @@ std::pair<std::string, std::string_view> otherSide(std::string_view expected) {
     const std::string_view rest = expected.substr(op.size());
     const std::size_t eq = rest.find(" = ");
     const std::string_view member = rest.substr(0, eq);
-    const bool word = eq != std::string_view::npos && !member.empty() &&
-                      std::ranges::all_of(member, [](char c) {
-                        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.';
-                      });
+    const bool word =
+        eq != std::string_view::npos && !member.empty() && std::ranges::all_of(member, [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.';
+        });
     if (word) return {std::string(member), flipped};
     break;
   }
