@@ -136,6 +136,11 @@ constexpr Field<Config> kDocumentFields[] = {
         "The Prometheus scrape endpoint, GET /metrics over HTTP/1.1 "
         "(net::MetricsEndpointOptions, for net::MetricsEndpoint::start). Without this section "
         "there is no endpoint; with it, listen is required."),
+    field<Config, &Config::cluster, kClusterSection>(
+        "cluster", "cluster",
+        "Calls over every provider of a service (cluster::ClusterOptions, for "
+        "cluster::ServiceClient): Dubbo's cluster modes, the balancer, outlier ejection, hedging "
+        "and one retry budget. Its directory's provider clients are configured by \"client\"."),
 };
 
 std::atomic<std::uint64_t> gBackstopHits{0};
@@ -170,6 +175,7 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
     backstop(out, [&] { registry::validate(c.service, false); });
   }
   if (c.metrics) backstop(out, [&] { net::validate(*c.metrics); });
+  backstop(out, [&] { cluster::validate(c.cluster); });
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }
@@ -191,6 +197,12 @@ LoadResult readDocument(const Json& document) {
   // One heartbeat section serves both ends (the server's close task, the client's tasks).
   config.server.heartbeat = config.heartbeat;
   config.client.heartbeat = config.heartbeat;
+  // The cluster's provider clients are the consumer's clients: "client" (server is replaced by
+  // each provider's address).
+  config.cluster.directory.client = config.client;
+  // Its failback mode retries failed calls as "failback" says (invocation_retry,
+  // max_pending_retries): one description of invocation retries per process, as Dubbo's.
+  config.cluster.failback = config.failback;
   std::vector<ConfigError> missed = backstopErrors(config);
   if (!missed.empty()) return LoadResult(std::move(missed));
   return LoadResult(std::move(config));

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ struct Field {
   bool (*same)(const S& a, const S& b);
   void (*describe)(KeyNode& node, const S& defaults);
   void (*assign)(S& to, const S& from);  // copies this key's member
+  // An object key over several members of S itself (spanField()): the key inside it that stands
+  // for a member, where a rule broken by that member is reported. Null for any other key.
+  std::string_view (*keyOf)(std::string_view member) = nullptr;
 };
 
 // The table line of the member (or accessor) `Get` of S, with the codec C.
@@ -69,7 +73,8 @@ constexpr Field<S> field(std::string_view name, std::string_view member,
       [](const S& s) { return C.write(std::invoke(Get, s)); },
       [](const S& a, const S& b) { return C.same(std::invoke(Get, a), std::invoke(Get, b)); },
       [](KeyNode& n, const S& d) { C.describe(n, std::invoke(Get, d)); },
-      [](S& to, const S& from) { std::invoke(Get, to) = std::invoke(Get, from); }};
+      [](S& to, const S& from) { std::invoke(Get, to) = std::invoke(Get, from); },
+      nullptr};
 }
 
 // "a known key: a, b, c".
@@ -118,6 +123,26 @@ std::vector<KeyNode> describeFields(std::span<const Field<S>> fields, const S& d
 // What validate() threw, said in the document's terms: member names replaced by key names.
 std::string inKeyTerms(std::string text, std::span<const std::string_view> members,
                        std::span<const std::string_view> names);
+
+// A rule of a layer whose validate() throws a plain std::invalid_argument worded as an OptionError
+// ("Options.member = value (expected: text)", e.g. tasks/cluster/): the same as a
+// core::OptionError. A rule between two members ("expected: >= other = v") names the other one
+// too, worded from its side ("<= member = value"). Another text gives an error of no member
+// (reported at the object as the layer's rule).
+[[nodiscard]] core::OptionError optionErrorOf(std::string_view what);
+
+// Runs check() (a layer's validate()), its plain std::invalid_argument rethrown as
+// optionErrorOf() reads it.
+template <typename Check>
+void plainRules(Check check) {
+  try {
+    check();
+  } catch (const core::OptionError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw optionErrorOf(e.what());
+  }
+}
 
 // An object of keys (a section, or an object inside one). Its rules are the owning layer's:
 // `validate` (the layer's validate(), throwing core::OptionError) runs once its keys are read, and
@@ -194,12 +219,25 @@ private:
     }
     return inKeyTerms(std::move(text), members, names);
   }
+  // The value written for `member` inside `f`'s object when `f` spans members of T, else null.
+  [[nodiscard]] static const Json* spannedKey(const Field<T>& f, std::string_view member,
+                                              const Json& written) {
+    if (f.keyOf == nullptr || !written.is_object()) return nullptr;
+    const std::string_view key = f.keyOf(member);
+    const auto it = key.empty() ? written.end() : written.find(std::string(key));
+    return it == written.end() ? nullptr : &*it;
+  }
   // Reports the rule broken at `f` (and `other`, when the rule is between two): at the key the
   // document wrote, `f`'s first; nothing when either key is bad (already reported).
   void report(Errors& errors, const std::string& pointer, const Seen& seen, const Field<T>& f,
               const Field<T>* other, const core::OptionError& e) const {
     if (!seen.usable(f.name) || (other != nullptr && !seen.usable(other->name))) return;
     if (const Json* v = seen.written(f.name)) {
+      if (const Json* inner = spannedKey(f, e.field(), *v)) {
+        errors.add(childPointer(childPointer(pointer, f.name), f.keyOf(e.field())), *inner,
+                   keyTerms(e.expected()));
+        return;
+      }
       // A part of the key's value ("address.port"): named, as the value is the whole key's.
       const std::string_view part =
           std::string_view(e.field()).substr(std::min(e.field().size(), f.member.size() + 1));
@@ -234,5 +272,32 @@ private:
     }
   }
 };
+
+// The table line of an object key whose keys are members of S itself (`Inner`, a Section<S>):
+// e.g. "hedging" over ClusterOptions' hedge, hedgeDelay and maxExtraPercent. It reads, writes,
+// compares and resets those members only; `member` is the one whose rules across keys (checked by
+// the enclosing section) are reported at its key inside the object.
+template <typename S, const auto& Inner>
+constexpr Field<S> spanField(std::string_view name, std::string_view member,
+                             std::string_view description) {
+  return Field<S>{name,
+                  member,
+                  description,
+                  [](Errors& e, const Json& v, const std::string& p, S& s, const Context& c) {
+                    return Inner.read(e, v, p, s, c);
+                  },
+                  [](const S& s) { return Inner.write(s); },
+                  [](const S& a, const S& b) { return Inner.same(a, b); },
+                  [](KeyNode& n, const S& d) { Inner.describe(n, d); },
+                  [](S& to, const S& from) {
+                    for (const auto& f : Inner.fields) f.assign(to, from);
+                  },
+                  [](std::string_view m) {
+                    for (const auto& f : Inner.fields) {
+                      if (f.member == m) return f.name;
+                    }
+                    return std::string_view{};
+                  }};
+}
 
 }  // namespace wheelbeat::config::detail

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace wheelbeat::config::detail {
 
@@ -70,6 +71,51 @@ std::string inKeyTerms(std::string text, std::span<const std::string_view> membe
     }
   }
   return text;
+}
+
+namespace {
+
+// "<op> member = value" (a rule between two members) as "member", "<flipped op>"; empty when
+// `expected` is not of that form.
+std::pair<std::string, std::string_view> otherSide(std::string_view expected) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlips[] = {
+      {">= ", "<="}, {"<= ", ">="}, {"> ", "<"}, {"< ", ">"}};
+  for (const auto& [op, flipped] : kFlips) {
+    if (!expected.starts_with(op)) continue;
+    const std::string_view rest = expected.substr(op.size());
+    const std::size_t eq = rest.find(" = ");
+    const std::string_view member = rest.substr(0, eq);
+    const bool word =
+        eq != std::string_view::npos && !member.empty() && std::ranges::all_of(member, [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.';
+        });
+    if (word) return {std::string(member), flipped};
+    break;
+  }
+  return {};
+}
+
+}  // namespace
+
+core::OptionError optionErrorOf(std::string_view what) {
+  constexpr std::string_view kIs = " = ";
+  constexpr std::string_view kExpected = " (expected: ";
+  const std::size_t dot = what.find('.');
+  const std::size_t is = what.find(kIs);
+  const std::size_t expected = what.find(kExpected);
+  if (dot == std::string_view::npos || is == std::string_view::npos ||
+      expected == std::string_view::npos || !(dot < is && is < expected) || !what.ends_with(')')) {
+    return core::OptionError("", "", std::string(what), "");
+  }
+  const std::string field(what.substr(dot + 1, is - dot - 1));
+  const std::string value(what.substr(is + kIs.size(), expected - is - kIs.size()));
+  const std::size_t from = expected + kExpected.size();
+  const std::string_view rule = what.substr(from, what.size() - from - 1);
+  auto [other, flipped] = otherSide(rule);
+  std::string otherExpected =
+      other.empty() ? std::string() : fmt::format("{} {} = {}", flipped, field, value);
+  return core::OptionError(std::string(what.substr(0, dot)), field, value, std::string(rule),
+                           std::move(other), std::move(otherExpected));
 }
 
 std::string knownKeysText(std::span<const std::string_view> names) {

@@ -35,6 +35,8 @@ extern const Section<net::ClientOptions> kClientSection;
 // service_sections.cpp, metrics_section.cpp
 extern const Section<registry::ServiceOptions> kServiceSection;
 extern const Section<net::MetricsEndpointOptions> kMetricsSection;
+// cluster_section.cpp
+extern const Section<cluster::ClusterOptions> kClusterSection;
 // document.cpp
 extern const Section<Config> kDocumentSection;
 

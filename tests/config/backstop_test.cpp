@@ -55,6 +55,15 @@ const std::vector<std::string> kEdgeDocuments = {
     R"({"metrics":{"listen":"h:65535","max_header_bytes":18446744073709551615,"max_connections":18446744073709551615}})",
     R"({"metrics":{"listen":"h:1","max_header_bytes":255,"request_timeout":"999us","max_connections":0}})",
     R"({"metrics":{}})",
+    R"({"cluster":{"mode":"broadcast","retries":100,"forks":100,"deadline":"1ns","seed":18446744073709551615}})",
+    R"({"cluster":{"outlier":{"consecutive_failures":1000,"failure_percent":100,"minimum_volume":1,"interval":"1ms","base_ejection_time":"1ms","max_ejection_time":"1ms","max_ejection_percent":100,"suspect_factor":1000000,"suspect_floor":0}}})",
+    R"({"cluster":{"hedging":{"enabled":true,"percentile":50,"floor":0,"window":"10ms","min_samples":1,"max_extra_percent":100},"budget":{"ratio":0,"min_retries_per_second":1}}})",
+    R"({"cluster":{"directory":{"leave_drain":0,"protection_window":0,"min_heartbeat":"1ns","max_heartbeat":"1ns"}}})",
+    R"({"cluster":{"mode":"failback","retries":101,"forks":0,"deadline":0,"attempt_timeout":"1ns"}})",
+    R"({"cluster":{"outlier":{"consecutive_failures":1001,"suspect_factor":0.999,"base_ejection_time":"1ms","max_ejection_time":"999us"}}})",
+    R"({"cluster":{"mode":"failsafe","hedging":{"enabled":true,"percentile":99.9999,"max_extra_percent":100.0001}}})",
+    R"({"cluster":{"hedging":{"enabled":true},"budget":{"ratio":0,"min_retries_per_second":0}}})",
+    R"({"cluster":{"directory":{"min_heartbeat":"2ns","max_heartbeat":"1ns"}}})",
 };
 
 }  // namespace
@@ -110,6 +119,19 @@ TEST_CASE("backstop: a service is checked as a consumer's and no service not at 
   CHECK(backstopErrors(c).size() == 1);
 }
 
+TEST_CASE("backstop: the cluster's rules are cluster::validate()'s") {
+  Config c;
+  c.cluster.hedge = true;
+  c.cluster.mode = wheelbeat::tasks::cluster::Mode::Forking;
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{{"",
+                                  R"x("CallPolicy.hedge = true with mode forking (expected: )x"
+                                  R"x(hedging with failover or failfast only)")x",
+                                  kExpected}});
+  c.cluster.mode = wheelbeat::tasks::cluster::Mode::Failover;
+  CHECK(backstopErrors(c).empty());
+}
+
 TEST_CASE("backstop: the wheel's rules are the timer's") {
   Config c;
   c.wheel.ticksPerWheel = 0;
@@ -132,7 +154,7 @@ TEST_CASE("backstop: no edge or sample document ever reaches it") {
     for (const auto& e : result.errors()) CHECK(!e.pointer.empty());
     loaded += result.ok() ? 1 : 0;
   }
-  CHECK(loaded == 20);
+  CHECK(loaded == 24);
   for (const auto& entry : std::filesystem::directory_iterator(wbtest::samplesDir())) {
     CHECK(wheelbeat::config::tryLoad(entry.path()).ok());
   }

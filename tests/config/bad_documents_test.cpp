@@ -41,7 +41,7 @@ const std::vector<Bad> kBad = {
     {R"({"foo":1})",
      {e("/foo: 1",
         "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, "
-        "registry, server, client, service, metrics")}},
+        "registry, server, client, service, metrics, cluster")}},
     {R"({"log_level":"verbose"})",
      {e(R"(/log_level: "verbose")", R"(one of "debug", "info", "warn", "error", "off")")}},
     {R"({"log_level":"INFO"})",

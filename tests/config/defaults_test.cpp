@@ -129,6 +129,7 @@ TEST_CASE("defaults: an inline failback policy starts from that field's default 
   Config want;
   want.failback.registryRetry = expected;
   want.failback.invocationRetry.initialDelay = 1s;
+  want.cluster.failback = want.failback;  // the cluster's failback mode retries the same way
   CHECK(c == want);
 }
 

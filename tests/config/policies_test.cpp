@@ -30,8 +30,10 @@ TEST_CASE("named policies: a reference copies the entry whole") {
   want.heartbeat.reconnect = slow;
   want.server.heartbeat = want.heartbeat;
   want.client.heartbeat = want.heartbeat;
+  want.cluster.directory.client = want.client;
   want.failback.registryRetry = slow;
   want.failback.invocationRetry = slow;
+  want.cluster.failback = want.failback;
   CHECK(c == want);
 }
 

@@ -71,6 +71,9 @@ Config everythingChanged() {
                                                      .maxHeaderBytes = 1024,
                                                      .requestTimeout = 2500ms,
                                                      .maxConnections = 2};
+  c.cluster = wbtest::everyClusterKeyChanged();
+  c.cluster.directory.client = c.client;
+  c.cluster.failback = c.failback;
   return c;
 }
 

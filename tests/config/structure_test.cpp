@@ -45,7 +45,7 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
   const std::vector<Level> levels = {
       {R"({"x":1})", "/x",
        "a known key: log_level, wheel, heartbeat, retry, retry_budget, failback, loop, registry, "
-       "server, client, service, metrics"},
+       "server, client, service, metrics, cluster"},
       {R"({"wheel":{"x":1}})", "/wheel/x", knownUnder("/wheel")},
       {R"({"heartbeat":{"x":1}})", "/heartbeat/x", knownUnder("/heartbeat")},
       {R"({"heartbeat":{"reconnect":{"x":1}}})", "/heartbeat/reconnect/x", knownUnder("/retry/*")},
@@ -61,6 +61,12 @@ TEST_CASE("unknown keys: rejected at every level with the known keys listed") {
       {R"({"client":{"x":1}})", "/client/x", knownUnder("/client")},
       {R"({"service":{"interface":"i","x":1}})", "/service/x", knownUnder("/service")},
       {R"({"metrics":{"listen":"127.0.0.1:9464","x":1}})", "/metrics/x", knownUnder("/metrics")},
+      {R"({"cluster":{"x":1}})", "/cluster/x", knownUnder("/cluster")},
+      {R"({"cluster":{"outlier":{"x":1}}})", "/cluster/outlier/x", knownUnder("/cluster/outlier")},
+      {R"({"cluster":{"hedging":{"x":1}}})", "/cluster/hedging/x", knownUnder("/cluster/hedging")},
+      {R"({"cluster":{"budget":{"x":1}}})", "/cluster/budget/x", knownUnder("/retry_budget")},
+      {R"({"cluster":{"directory":{"x":1}}})", "/cluster/directory/x",
+       knownUnder("/cluster/directory")},
   };
   CHECK(knownUnder("/wheel") == "a known key: tick, ticks_per_wheel, max_pending");
   for (const Level& level : levels) {
@@ -98,6 +104,13 @@ TEST_CASE("type errors: each kind of value rejects the other JSON types") {
       {"/service/group", R"(a string without whitespace ("" = none))"},
       {"/service/timeout", kDuration},
       {"/service/protocol", "a non-empty url scheme without whitespace, ':', '/' or '?'"},
+      {"/cluster/mode",
+       R"(one of "failover", "failfast", "failsafe", "failback", "forking", "broadcast")"},
+      {"/cluster/retries", "an integer in 0..4294967295"},
+      {"/cluster/deadline", kDuration},
+      {"/cluster/balancer",
+       R"(one of "p2c", "round_robin", "random", "least_active", "consistent_hash")"},
+      {"/cluster/seed", "an integer in 0..18446744073709551615"},
   };
   for (const auto& [pointer, expected] : cases) {
     const auto slash = pointer.rfind('/');

@@ -1,4 +1,5 @@
 #include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/core/option_error.h>
 
 #include <fmt/format.h>
 
@@ -17,23 +18,34 @@ void validate(const ClusterOptions& o) {
   tasks::cluster::validate(p);
   tasks::cluster::validate(o.outlier);
   tasks::cluster::validate(o.hedgeDelay);
-  tasks::validate(o.budget);
-  tasks::validate(o.failback);
+  try {
+    tasks::validate(o.budget);
+  } catch (const core::OptionError& e) {
+    throw e.within("ClusterOptions", "budget");
+  }
+  try {
+    tasks::validate(o.failback);
+  } catch (const core::OptionError& e) {
+    throw e.within("ClusterOptions", "failback");
+  }
   registry::validate(o.directory);
   if (!(o.maxExtraPercent >= 0 && o.maxExtraPercent <= 100)) {
-    throw std::invalid_argument(
-        fmt::format("ClusterOptions.maxExtraPercent = {} (expected: 0..100)", o.maxExtraPercent));
+    throw core::OptionError("ClusterOptions", "maxExtraPercent",
+                            fmt::format("{}", o.maxExtraPercent), "0..100");
   }
-  // A hedge needs a token and room under the cap: with neither ever given, `hedge` would be a
-  // setting that silently does nothing.
+  // A hedge is sent only with a token of the budget: one that never holds a token would leave
+  // hedging on in name only.
   if (o.hedge && o.budget.ratio == 0 && o.budget.minRetriesPerSecond == 0) {
-    throw std::invalid_argument(
-        "ClusterOptions.hedge = true with budget.ratio = 0 and budget.minRetriesPerSecond = 0 "
-        "(expected: a budget that gives tokens: ratio > 0 or minRetriesPerSecond > 0)");
+    throw core::OptionError(
+        "ClusterOptions", "hedge", "true",
+        "a budget that can give a token (a ratio or a per-second reserve above 0)", "budget",
+        "a budget that can give a token while hedging is on (a ratio or a per-second reserve "
+        "above 0)");
   }
+  // Nor one that the load cap never lets through.
   if (o.hedge && o.maxExtraPercent == 0) {
-    throw std::invalid_argument(
-        "ClusterOptions.hedge = true with maxExtraPercent = 0 (expected: maxExtraPercent > 0)");
+    throw core::OptionError("ClusterOptions", "hedge", "true", "maxExtraPercent > 0",
+                            "maxExtraPercent", "> 0 while hedging is on");
   }
 }
 

@@ -8,8 +8,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
 
 namespace wheelbeat::bench::netbench {
@@ -45,10 +48,9 @@ struct OpenLoop::State {
 
   const std::int64_t measuredCalls;
   mutable std::mutex mutex;              // guards everything below
-  std::condition_variable wake;          // the pacing thread's: stopping
   std::condition_variable endedChanged;  // the driver's: allEnded()
-  bool stopping = false;
-  bool paced = false;  // the pacing thread issued its last call (or stopped)
+  std::atomic<bool> stopping{false};     // read by the pacing thread between its sleeps
+  bool paced = false;                    // the pacing thread issued its last call (or stopped)
   std::int64_t endedCalls = 0;
   LoadResults r;
 };
@@ -76,13 +78,30 @@ bool OpenLoop::waitMeasured(Clock::time_point until) {
 }
 
 void OpenLoop::stop() {
-  {
-    const std::lock_guard lock(state_->mutex);
-    state_->stopping = true;
-  }
-  state_->wake.notify_all();
+  state_->stopping.store(true);
   if (thread_.joinable()) thread_.join();
 }
+
+namespace {
+
+// Sleeps until `t` with one clock_nanosleep (steady_clock is CLOCK_MONOTONIC on Linux): no lock
+// and no condition variable on the pacing path, whose wake-ups are most of its CPU. Wakes at
+// least every 100 ms to see `stopping`. False when stopping.
+bool sleepUntil(Clock::time_point t, const std::atomic<bool>& stopping) {
+  for (;;) {
+    if (stopping.load(std::memory_order_relaxed)) return false;
+    const Clock::time_point step = std::min(t, Clock::now() + 100ms);
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(step.time_since_epoch());
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(ns.count() / 1'000'000'000);
+    ts.tv_nsec = static_cast<long>(ns.count() % 1'000'000'000);
+    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+    if (step >= t) return !stopping.load(std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
 
 LoadResults OpenLoop::results() const {
   LoadResults r;
@@ -106,9 +125,10 @@ void OpenLoop::pace() {
   for (std::int64_t k = 0; k < total; ++k) {
     const Clock::time_point at = plan_.at(k);
     const bool measured = k >= plan_.warmupCalls;
+    if (at > Clock::now() && !sleepUntil(at, s.stopping)) break;
+    if (s.stopping.load(std::memory_order_relaxed)) break;
     {
-      std::unique_lock lock(s.mutex);
-      if (s.wake.wait_until(lock, at, [&] { return s.stopping; })) break;
+      const std::lock_guard lock(s.mutex);
       if (k == plan_.warmupCalls) {  // the window opens: the process's CPU and the client's counts
         s.r.cpuStart = processCpu();
         s.r.statsStart = client_.stats();

@@ -27,6 +27,7 @@
 // Thread: every function here is thread-safe (no shared state; files are read, never written).
 #pragma once
 
+#include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/metrics_endpoint.h>
@@ -83,6 +84,11 @@ struct Config {
   // the section (no endpoint); with it, listen is required and the other keys take
   // MetricsEndpointOptions' defaults. listen is kept in toJson()'s form ("[::1]:9464").
   std::optional<net::MetricsEndpointOptions> metrics;
+  // "cluster": calls over the providers of a service (cluster::ServiceClient's options).
+  // directory.client is not a key: the loader copies "client" into it (with its heartbeat), as
+  // into server.heartbeat; directory.accept is code's to set. failback is not a key either: the
+  // loader copies "failback" into it (the failback mode's retries).
+  cluster::ClusterOptions cluster{};
 };
 
 // Field-by-field equality (the option structs have no operator== of their own). Doubles compare
@@ -137,14 +143,16 @@ private:
 // The effective configuration as a pretty-printed document with every key (defaults filled in),
 // durations in the largest exact unit ("1m", "500ms", 0 for zero), endpoints as "host:port"
 // ("[::1]:20880" for IPv6), policies inline. loadString(toJson(c)) == c for every valid c.
-// server.heartbeat / client.heartbeat are not written: the document has one "heartbeat".
+// server.heartbeat / client.heartbeat / cluster.directory.client are not written: the document has
+// one "heartbeat" and one "client".
 // "service" is written only when Config::service is not the default (its interface is required).
 // "metrics" is written only when Config::metrics holds options.
 [[nodiscard]] std::string toJson(const Config& config);
 
 // The configuration as the layers apply it: each value whose 0 (or raw form) stands for a derived
 // one is replaced by it — heartbeat idle_timeout (0 = 3 × interval) and close_timeout (0 =
-// idle_timeout), in heartbeat, server.heartbeat and client.heartbeat; wheel.tick raised to 1 ms
+// idle_timeout), in heartbeat, server.heartbeat, client.heartbeat and
+// cluster.directory.client.heartbeat; wheel.tick raised to 1 ms
 // and ticks_per_wheel rounded up to a power of two, as HashedWheelTimer does. Zeros that mean
 // "none" or "unlimited" (deadline, max_pending, max_connections; heartbeat.seed = a random seed
 // per task) stay 0. resolved(resolved(c)) == resolved(c) and loadString(toJson(resolved(c))) ==
@@ -161,7 +169,7 @@ core::LogSink applyLogging(const Config& config, core::LogSink sink = nullptr);
 
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
 // "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff",
-// ..., "/metrics", "/metrics/listen".
+// ..., "/metrics", "/metrics/listen", "/cluster", ..., "/cluster/directory/max_heartbeat".
 [[nodiscard]] std::vector<std::string> knownKeyPaths();
 
 }  // namespace wheelbeat::config

@@ -75,7 +75,8 @@ struct ClusterOptions {
   std::chrono::nanoseconds attemptTimeout{0};                   // 0: the time left
   tasks::cluster::BalancerKind balancer = tasks::cluster::BalancerKind::P2C;
   tasks::cluster::OutlierOptions outlier{};
-  // Hedging (failover and failfast): after the delay, one more attempt on another provider.
+  // Hedging (failover and failfast): after the delay, one more attempt on another provider. Needs
+  // a budget that can give a token (budget.ratio > 0 or budget.minRetriesPerSecond > 0).
   bool hedge = false;
   tasks::cluster::HedgeDelayOptions hedgeDelay{};
   double maxExtraPercent = 5;          // retries + hedges <= this share of the last second's calls
@@ -87,7 +88,9 @@ struct ClusterOptions {
   std::uint64_t seed = 0;  // the balancer's draws
 };
 
-// Throws std::invalid_argument naming the field (with the nested structs' own messages).
+// Throws std::invalid_argument naming the field: a core::OptionError for ClusterOptions' own rules
+// (mode, maxExtraPercent, budget.*, hedge with no budget token) and the nested structs' own
+// messages otherwise. Thread: any.
 void validate(const ClusterOptions& options);
 
 struct CallOptions {
