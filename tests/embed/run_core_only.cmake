@@ -61,8 +61,8 @@ endif()
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" major_minor "${VERSION}")
 file(GLOB_RECURSE libraries ${prefix}/*/libwheelbeat_*.so)
 list(LENGTH libraries count)
-if(NOT count EQUAL 5)
-  message(FATAL_ERROR "expected 5 shared libraries (core, tasks, net, registry, cluster): "
+if(NOT count EQUAL 6)
+  message(FATAL_ERROR "expected 6 shared libraries (core, tasks, net, hessian, registry, cluster): "
                       "${libraries}")
 endif()
 foreach(library IN LISTS libraries)
