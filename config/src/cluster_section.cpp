@@ -99,7 +99,8 @@ constexpr Field<O> kHedgingFields[] = {
         "Adaptive: no hedge until the window holds this many latencies, >= 1."),
     field<O, &O::maxExtraPercent, kNumber>(
         "max_extra_percent", "maxExtraPercent",
-        "Retries and hedges stay within this share (%) of the last second's calls, 0..100."),
+        "Hedges stay within this share (%) of the last second's calls, 0..100 (retries are "
+        "bounded by the budget alone)."),
 };
 
 // Hedging's own rules: its members checked with the rest of the options at their defaults (the

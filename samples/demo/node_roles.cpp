@@ -161,8 +161,8 @@ wheelbeat::cluster::ClusterOptions clusterOptions(const wheelbeat::config::Confi
   o.attemptTimeout = o.deadline / 3;
   o.hedge = true;
   o.hedgeDelay.fixed = 3 * kServiceTime;
-  // 5 calls a second: the default cap (5 % of them) would refuse every retry and hedge; the
-  // retry budget still bounds them.
+  // 5 calls a second: the default cap (5 % of them) would refuse every hedge; the retry budget
+  // still bounds them.
   o.maxExtraPercent = 100;
   return o;
 }

@@ -92,7 +92,7 @@ cluster::ClusterOptions clusterOptions(const wheelbeat::config::Config& cfg,
     o.hedgeDelay.fixed = std::chrono::milliseconds(*args.hedgeMs);
   }
   // One request a second: the default cap (5 % of the last second's calls) would refuse every
-  // retry and hedge; the retry budget still bounds them.
+  // hedge; the retry budget still bounds them.
   o.maxExtraPercent = 100;
   try {
     cluster::validate(o);

@@ -109,9 +109,6 @@ int main(int argc, char** argv) {
   options.cluster.directory.client.heartbeat = quickHeartbeat();
   options.cluster.deadline = 2s;  // a call, every attempt included
   options.cluster.balancer = wheelbeat::tasks::cluster::BalancerKind::RoundRobin;
-  // A handful of calls: the default cap (5 % of the last second's calls) would refuse every
-  // retry; the retry budget still bounds them.
-  options.cluster.maxExtraPercent = 100;
   auto registryC = connectRegistry(loop, timer, registryPort);
   GreeterConsumer consumer(loop, timer, options);
   consumer.subscribe(*registryC);

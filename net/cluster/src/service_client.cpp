@@ -14,11 +14,14 @@
 namespace wheelbeat::cluster {
 
 bool ServiceClient::Impl::Context::allowExtra(AttemptKind kind, nanoseconds now) {
-  // The budget is looked at before the cap counts an extra, and spent only after it.
+  // The budget is looked at before the cap counts an extra, and spent only after it. The cap is
+  // a hedge's alone: a retry follows a failure and the budget (with its per-second reserve)
+  // bounds it, so a client sending one call a second still fails over.
+  const bool capped = kind == AttemptKind::Hedge;
   int refusedBy = -1;
   if (impl_.budget_->available(now) <= 0) {
     refusedBy = 0;
-  } else if (!impl_.loadCap_.tryExtra(now)) {
+  } else if (capped && !impl_.loadCap_.tryExtra(now)) {
     refusedBy = 1;
   } else if (!impl_.budget_->tryWithdraw(now)) {
     refusedBy = 0;

@@ -79,7 +79,9 @@ struct ClusterOptions {
   // a budget that can give a token (budget.ratio > 0 or budget.minRetriesPerSecond > 0).
   bool hedge = false;
   tasks::cluster::HedgeDelayOptions hedgeDelay{};
-  double maxExtraPercent = 5;          // retries + hedges <= this share of the last second's calls
+  // Hedges <= this share (%) of the last second's calls (below 20 calls a second the default 5 %
+  // allows none). Retries are bounded by `budget` alone.
+  double maxExtraPercent = 5;
   tasks::RetryBudgetOptions budget{};  // the service's tokens for retries, hedges, failback
   // Failback mode: a failed call is held and retried in the background (tasks::FailbackInvoker:
   // invocationRetry, Dubbo's 3 retries 5 s apart; at most maxPendingRetries held at once).
