@@ -106,12 +106,14 @@ void Provider::Impl::add(const ServiceId& service, std::string method, std::stri
 
 void Provider::Impl::dispatch(Request& request, const std::shared_ptr<detail::ReplyState>& state) {
   const auto findMethod = [&](const Service& s) -> const Method* {
+    const Method* byName = nullptr;
     const Method* any = nullptr;
     for (const auto& m : s.methods) {
       if (m.name == request.method && m.descriptor == request.descriptor) return &m;
+      if (m.name == request.method && m.descriptor == kAnyMethod) byName = &m;
       if (m.name == kAnyMethod) any = &m;
     }
-    return any;
+    return byName != nullptr ? byName : any;
   };
   const bool echo = request.method == kEcho && request.args.size() == 1;
   bool pathServed = false;

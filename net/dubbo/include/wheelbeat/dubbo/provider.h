@@ -100,10 +100,11 @@ public:
   Provider(const Provider&) = delete;
   Provider& operator=(const Provider&) = delete;
 
-  /// Serves `method` with parameter `descriptor` ("" for none; kAnyMethod for both matches any
-  /// call of the service not served otherwise). Throws std::invalid_argument for an empty
-  /// interface or method, a malformed descriptor, or a method already served with that
-  /// descriptor (naming it); nothing changes then.
+  /// Serves `method` with parameter `descriptor` ("" for none). A descriptor kAnyMethod serves
+  /// the name with any descriptor; a method kAnyMethod serves any call of the service not served
+  /// otherwise (an exact name and descriptor first, then the name alone, then kAnyMethod). Throws
+  /// std::invalid_argument for an empty interface or method, a malformed descriptor, or a method
+  /// already served with that descriptor (naming it); nothing changes then.
   void add(const ServiceId& service, std::string method, std::string descriptor, Handler handler);
   void addAsync(const ServiceId& service, std::string method, std::string descriptor,
                 AsyncHandler handler);
