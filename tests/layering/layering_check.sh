@@ -3,7 +3,8 @@
 #
 # Rooms (a path belongs to the longest prefix): core/, tasks/, net/ (net/src, net/include),
 # net/registry/, net/cluster/ (calls over a provider set), net/hessian/ (Hessian 2.0 values:
-# serialization beside the layers, not above net/), config/ (config/cli too), samples/, tests/.
+# serialization beside the layers, not above net/), net/dubbo/ (Dubbo 2 RPC: above net/cluster
+# and net/hessian), config/ (config/cli too), samples/, tests/.
 # A room's public part is its include/ (<wheelbeat/...>); everything else (src/, cli/, a
 # sample's or a test's own files) is private.
 #
@@ -18,6 +19,10 @@
 #             net/registry <- net/cluster <- config: <wheelbeat/net/...> in tasks/, say).
 #   hessian   net/hessian/ includes a wheelbeat header other than its own and core's public ones
 #             (it stands on the standard library, fmt and core alone: no net/, no libuv).
+#   dubbo     net/dubbo/ includes a wheelbeat header other than core's, tasks', net's, hessian's,
+#             registry's, cluster's and its own public ones (config/ is above it); or a room
+#             below it (core, tasks, net, net/registry, net/cluster, net/hessian) includes
+#             <wheelbeat/dubbo/...>.
 #   uv        <uv.h> outside net/ and net/registry/ (and their tests, tests/net and
 #             tests/registry): libuv is the transport's, never in a public header's reach.
 #   json      <nlohmann/...> outside config/ (and its tests, tests/config, and the benchmark
@@ -51,6 +56,7 @@ function roomOf(path) {
   if (path ~ /^net\/registry\//) return "registry"
   if (path ~ /^net\/cluster\//) return "cluster"
   if (path ~ /^net\/hessian\//) return "hessian"
+  if (path ~ /^net\/dubbo\//) return "dubbo"
   if (path ~ /^net\//) return "net"
   if (path ~ /^(core|tasks|config|samples|tests)\//) { split(path, p, "/"); return p[1] }
   return ""
@@ -61,17 +67,17 @@ function ownerOf(path,   p) {
   if (path !~ /^tests\//) return roomOf(path)
   split(path, p, "/")
   if (p[2] == "core" || p[2] == "tasks" || p[2] == "net" || p[2] == "registry" ||
-      p[2] == "cluster" || p[2] == "hessian" || p[2] == "config")
+      p[2] == "cluster" || p[2] == "hessian" || p[2] == "dubbo" || p[2] == "config")
     return p[2]
   return "tests"
 }
 function shown(room) {
   return room == "registry" ? "net/registry" : room == "cluster" ? "net/cluster" : \
-         room == "hessian" ? "net/hessian" : room
+         room == "hessian" ? "net/hessian" : room == "dubbo" ? "net/dubbo" : room
 }
 function isPublic(path) {
   return path ~ /^(core|tasks|net|config)\/include\// ||
-         path ~ /^net\/(registry|cluster|hessian)\/include\//
+         path ~ /^net\/(registry|cluster|hessian|dubbo)\/include\//
 }
 function rank(room) {
   return room == "core" ? 1 : room == "tasks" ? 2 : room == "net" ? 3 : \
@@ -135,6 +141,17 @@ function checkAngled(name,   room, test, target) {
       name !~ /^wheelbeat\/(core\/|hessian\/|version\.h$)/) {
     report("hessian", sprintf("<%s>: net/hessian/ may include only its own and core'"'"'s " \
            "public headers (Hessian stands on the standard library, fmt and core)", name))
+    return
+  }
+  if (room == "dubbo" && name ~ /^wheelbeat\// &&
+      name !~ /^wheelbeat\/(core|tasks|net|hessian|registry|cluster|dubbo)\/|^wheelbeat\/version\.h$/) {
+    report("dubbo", sprintf("<%s>: net/dubbo/ may include only core, tasks, net, net/hessian, " \
+           "net/registry, net/cluster and its own public headers", name))
+    return
+  }
+  if (name ~ /^wheelbeat\/dubbo\// && rank(room) > 0 && rank(room) < 6) {
+    report("dubbo", sprintf("<%s>: %s/ is below net/dubbo/ (only net/dubbo/ and config/ " \
+           "include it)", name, shown(room)))
     return
   }
   if (name !~ /^wheelbeat\/(core|tasks|net|registry|cluster|config)\//) return

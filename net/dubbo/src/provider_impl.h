@@ -1,0 +1,73 @@
+// The Provider's shared parts: the open channels (so a late Reply never touches a closed one),
+// the counters, and one call's reply state. Internal to net/dubbo.
+#pragma once
+
+#include <wheelbeat/dubbo/provider.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wheelbeat::dubbo::detail {
+
+// Channels by id, between onConnected and onClosed. A reply sends while holding the mutex, so
+// the channel cannot finish closing (onClosed waits for the mutex) during its send().
+struct OpenChannels {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, net::Channel*> byId;
+};
+
+struct Counters {
+  std::atomic<std::uint64_t> requests{0};
+  std::atomic<std::uint64_t> values{0};
+  std::atomic<std::uint64_t> exceptions{0};
+  std::atomic<std::uint64_t> errors{0};
+};
+
+struct ReplyState {
+  std::shared_ptr<OpenChannels> channels;
+  std::shared_ptr<Counters> counters;
+  std::uint64_t channelId = 0;
+  std::uint64_t requestId = 0;
+  std::uint8_t serialization = net::kHessian2;
+  bool twoWay = true;
+  std::string dubboVersion;  // the request's: decides the response's form
+  std::atomic<bool> answered{false};
+};
+
+// Each answers at most once per state (false: answered before, one-way, or the channel gone).
+bool sendResult(ReplyState& state, const Result& result);
+bool sendError(ReplyState& state, std::uint8_t status, std::string_view message);
+
+}  // namespace wheelbeat::dubbo::detail
+
+namespace wheelbeat::dubbo {
+
+struct Provider::Impl {
+  struct Method {
+    std::string name;
+    std::string descriptor;
+    AsyncHandler handler;
+  };
+  struct Service {
+    ServiceId id;  // version normalised: "0.0.0" -> ""
+    std::vector<Method> methods;
+  };
+
+  BodyLimits limits;
+  std::vector<Service> services;
+  std::shared_ptr<detail::OpenChannels> channels = std::make_shared<detail::OpenChannels>();
+  std::shared_ptr<detail::Counters> counters = std::make_shared<detail::Counters>();
+
+  void add(const ServiceId& service, std::string method, std::string descriptor,
+           AsyncHandler handler);
+  void dispatch(Request& request, const std::shared_ptr<detail::ReplyState>& state);
+};
+
+// "" for null, "" and "0.0.0" (Dubbo's "no version").
+std::string normalVersion(std::string_view version);
+
+}  // namespace wheelbeat::dubbo

@@ -1,0 +1,97 @@
+#include "provider_impl.h"
+
+#include <wheelbeat/core/log.h>
+
+#include <exception>
+
+namespace wheelbeat::dubbo {
+
+namespace detail {
+
+namespace {
+
+// One encoder per thread: its buffer keeps its capacity from reply to reply.
+hessian::Encoder& threadEncoder() {
+  thread_local hessian::Encoder encoder;
+  encoder.reset();
+  return encoder;
+}
+
+bool send(ReplyState& state, std::uint8_t status, std::string_view body) {
+  const std::lock_guard lock(state.channels->mutex);
+  const auto it = state.channels->byId.find(state.channelId);
+  if (it == state.channels->byId.end()) return false;
+  return it->second->send(state.serialization, status, state.requestId, body) ==
+         net::SendResult::Queued;
+}
+
+bool claim(ReplyState& state) { return state.twoWay && !state.answered.exchange(true); }
+
+}  // namespace
+
+bool sendResult(ReplyState& state, const Result& result) {
+  if (!claim(state)) return false;
+  hessian::Encoder& enc = threadEncoder();
+  try {
+    encodeResult(result, state.dubboVersion, enc);
+  } catch (const std::exception& e) {
+    // A value the encoder refuses (invalid UTF-8, an expired BackRef): the caller hears why.
+    enc.reset();
+    encodeErrorMessage(std::string("Fail to encode response: ") + e.what(), enc);
+    state.counters->errors.fetch_add(1, std::memory_order_relaxed);
+    return send(state, status::kBadResponse, enc.buffer());
+  }
+  auto& counter =
+      result.kind == ResultKind::Exception ? state.counters->exceptions : state.counters->values;
+  counter.fetch_add(1, std::memory_order_relaxed);
+  return send(state, status::kOk, enc.buffer());
+}
+
+bool sendError(ReplyState& state, std::uint8_t status, std::string_view message) {
+  if (!claim(state)) return false;
+  hessian::Encoder& enc = threadEncoder();
+  encodeErrorMessage(message, enc);
+  state.counters->errors.fetch_add(1, std::memory_order_relaxed);
+  return send(state, status, enc.buffer());
+}
+
+}  // namespace detail
+
+Reply::Reply(std::shared_ptr<detail::ReplyState> state) : state_(std::move(state)) {}
+Reply::Reply(Reply&&) noexcept = default;
+Reply& Reply::operator=(Reply&& other) noexcept {
+  if (this != &other) {
+    Reply old(std::move(*this));  // answers the call this one held, if it was not answered
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+Reply::~Reply() {
+  // While an exception unwinds (a handler threw), the dispatcher answers with it instead.
+  if (!state_ || state_->answered.load() || std::uncaught_exceptions() > 0) return;
+  try {
+    (void)detail::sendError(*state_, status::kServiceError,
+                            "the provider dropped the call without an answer");
+  } catch (...) {
+    core::log(core::LogLevel::Error, "dubbo: a dropped call could not be answered");
+  }
+}
+
+bool Reply::value(hessian::Value value) {
+  return state_ && detail::sendResult(*state_, Result::ofValue(std::move(value)));
+}
+
+bool Reply::exception(std::string_view className, std::string_view message) {
+  if (!state_) return false;
+  Result result;
+  result.kind = ResultKind::Exception;
+  result.value = makeThrowable(className, message);
+  return detail::sendResult(*state_, result);
+}
+
+bool Reply::error(std::uint8_t status, std::string_view message) {
+  return state_ && detail::sendError(*state_, status, message);
+}
+
+}  // namespace wheelbeat::dubbo
