@@ -61,9 +61,9 @@ endif()
 string(REGEX MATCH "^[0-9]+\\.[0-9]+" major_minor "${VERSION}")
 file(GLOB_RECURSE libraries ${prefix}/*/libwheelbeat_*.so)
 list(LENGTH libraries count)
-if(NOT count EQUAL 6)
-  message(FATAL_ERROR "expected 6 shared libraries (core, tasks, net, hessian, registry, cluster): "
-                      "${libraries}")
+if(NOT count EQUAL 7)
+  message(FATAL_ERROR "expected 7 shared libraries (core, tasks, net, hessian, registry, "
+                      "cluster, dubbo): ${libraries}")
 endif()
 foreach(library IN LISTS libraries)
   get_filename_component(name ${library} NAME)
