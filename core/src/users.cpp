@@ -19,6 +19,7 @@ struct Users::State {
   struct Entry {
     std::string name;
     std::function<void()> onStop;
+    bool quiet = false;  // closed: stopEach() leaves it alone
   };
   mutable std::mutex mutex;
   std::condition_variable done;  // an onStop returned
@@ -52,6 +53,14 @@ void Users::Use::reset() noexcept {
   }
   state_.reset();
   id_ = 0;
+}
+
+void Users::Use::quiet() noexcept {
+  if (const auto state = state_.lock()) {
+    const std::lock_guard lock(state->mutex);
+    const auto it = state->users.find(id_);
+    if (it != state->users.end()) it->second.quiet = true;
+  }
 }
 
 Users::Users() : state_(std::make_shared<State>()) {}
@@ -94,6 +103,7 @@ std::size_t Users::stopEach(std::string_view resource) {
   {
     const std::lock_guard lock(state_->mutex);
     for (const auto& [id, entry] : state_->users) {
+      if (entry.quiet) continue;
       ids.push_back(id);
       alive.push_back(entry.name);
     }

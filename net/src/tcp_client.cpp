@@ -92,6 +92,7 @@ TcpClient::~TcpClient() { close("client destroyed"); }
 void TcpClient::start() { channel_->start(listener_, metrics_); }
 
 void TcpClient::close(std::string_view reason) {
+  timerUse_.quiet();  // closed: a timer stopped from now on has nothing to tell it
   if (channel_->closeForGood(std::string(reason)) && !loop_.isLoopThread()) {
     channel_->waitClosed();
   }

@@ -145,6 +145,7 @@ std::int64_t TcpServer::unanswered() const noexcept {
 }
 
 void TcpServer::stop() {
+  for (auto& use : uses_) use.quiet();  // stopped: a timer or loop stopped later need not say so
   std::vector<bool> posted(cores_.size(), false);
   for (std::size_t i = 0; i < cores_.size(); ++i) {
     // A refused post: that loop is stopping, and its own shutdown closes its channels.

@@ -71,6 +71,17 @@ TEST_CASE("users: stopEach runs each live user's stop handler, in order, once") 
   CHECK(ran.size() == 2);
 }
 
+TEST_CASE("users: a quiet user is still a user but is not told of a stop") {
+  Users users;
+  int ran = 0;
+  Users::Use closed = users.add("closed client", [&] { ++ran; });
+  closed.quiet();
+  closed.quiet();  // idempotent
+  CHECK(users.stopEach("Thing") == 0);
+  CHECK(ran == 0);
+  CHECK(users.names() == std::vector<std::string>{"closed client"});  // still must outlive it
+}
+
 TEST_CASE("users: a stop handler may drop its own token") {
   Users users;
   Users::Use self;

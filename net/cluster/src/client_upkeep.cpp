@@ -114,7 +114,10 @@ ServiceClient::~ServiceClient() {
 }
 
 void ServiceClient::start() { impl_->start(); }
-std::vector<ServiceClient::HeldCall> ServiceClient::close() { return impl_->close(); }
+std::vector<ServiceClient::HeldCall> ServiceClient::close() {
+  timerUse_.quiet();  // closed: a timer stopped from now on has nothing to tell it
+  return impl_->close();
+}
 void ServiceClient::call(std::string body, CallOptions options, CallDone done) {
   impl_->call(std::move(body), options, std::move(done));
 }

@@ -43,6 +43,9 @@ public:
     Use& operator=(const Use&) = delete;
     // No longer a user (idempotent).
     void reset() noexcept;
+    // Still a user until destroyed (the resource must outlive it), but no longer relying on the
+    // resource running: closed, stopped. stopEach() skips it (idempotent).
+    void quiet() noexcept;
     [[nodiscard]] explicit operator bool() const noexcept { return id_ != 0; }
 
   private:
@@ -66,9 +69,10 @@ public:
   // If a user is still alive: writes the message of the file comment (naming `resource`) to
   // stderr and the log at Error, then std::abort(). Otherwise returns.
   void checkNoneLeft(std::string_view resource) const noexcept;
-  // The resource is stopping: if users are alive, logs at Warn "`resource` stopped while still
-  // used by: ... (each is closed)" and runs each one's onStop (in the order they came, with no
-  // lock held; an exception it throws is logged and dropped). Returns how many users were alive.
+  // The resource is stopping: if users are alive and not quiet, logs at Warn "`resource` stopped
+  // while still used by: ... (each is closed)" and runs each one's onStop (in the order they came,
+  // with no lock held; an exception it throws is logged and dropped). Returns how many users were
+  // alive.
   std::size_t stopEach(std::string_view resource);
 
 private:
