@@ -107,6 +107,13 @@ TEST_CASE("service client: bad calls are refused and change nothing; close ends 
   Outcomes outcomes;
   CHECK_THROWS_WITH_AS(c.client->call("x", zero, outcomes.done()),
                        "ServiceClient::call: deadline = 0s (expected: > 0)", std::invalid_argument);
+  const std::size_t maxBody = fastCluster().directory.client.codec.maxBody;
+  const std::string tooLarge = fmt::format(
+      "ServiceClient::call: body of {} bytes (expected: at most directory.client.codec.maxBody = "
+      "{})",
+      maxBody + 1, maxBody);
+  CHECK_THROWS_WITH_AS(c.client->call(std::string(maxBody + 1, 'x'), {}, outcomes.done()),
+                       tooLarge.c_str(), std::invalid_argument);
   CHECK(c.client->stats().calls == 0);
   c.client->call("waits", {}, outcomes.done());
   REQUIRE(waitFor([&] { return c.received(0) == 1; }, 5s));
@@ -126,20 +133,19 @@ TEST_CASE("service client: bad calls are refused and change nothing; close ends 
   noToken.budget.minRetriesPerSecond = 0;
   CHECK_THROWS_WITH_AS(
       ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noToken),
-      "ClusterOptions.hedge = true with budget.ratio = 0 and budget.minRetriesPerSecond = 0 "
-      "(expected: a budget that gives tokens: ratio > 0 or minRetriesPerSecond > 0)",
+      "ClusterOptions.hedge = true (expected: a budget that can give a token (a ratio or a "
+      "per-second reserve above 0))",
       std::invalid_argument);
   noToken = fastCluster(Mode::Failover);
   noToken.hedge = true;
   noToken.maxExtraPercent = 0;
-  CHECK_THROWS_WITH_AS(
-      ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noToken),
-      "ClusterOptions.hedge = true with maxExtraPercent = 0 (expected: maxExtraPercent > 0)",
-      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noToken),
+                       "ClusterOptions.hedge = true (expected: maxExtraPercent > 0)",
+                       std::invalid_argument);
   ClusterOptions noRoom = fastCluster(Mode::Failback);
   noRoom.failback.maxPendingRetries = 0;
   CHECK_THROWS_WITH_AS(ServiceClient(env.loop, env.timer, *c.consumerRegistry, kService, noRoom),
-                       "FailbackOptions.maxPendingRetries = 0 (expected: >= 1)",
+                       "ClusterOptions.failback.maxPendingRetries = 0 (expected: >= 1)",
                        std::invalid_argument);
 }
 }  // TEST_SUITE("cluster")

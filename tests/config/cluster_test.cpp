@@ -76,6 +76,9 @@ const std::vector<Bad> kBad = {
      {e("/cluster/hedging/enabled: true", kNoToken)}},
     {R"({"cluster":{"budget":{"ratio":0,"min_retries_per_second":0},"hedging":{"enabled":true}}})",
      {e("/cluster/hedging/enabled: true", kNoToken)}},
+    // a hedge the load cap would never let through
+    {R"({"cluster":{"hedging":{"enabled":true,"max_extra_percent":0}}})",
+     {e("/cluster/hedging/enabled: true", "max_extra_percent > 0")}},
     {R"({"cluster":{"mode":"forking","hedging":{"enabled":true,"delay":"5ms"}}})",
      {e("/cluster/hedging/enabled: true", "hedging with failover or failfast only")}},
     {R"({"cluster":{"hedging":{"enabled":1}}})",

@@ -82,6 +82,14 @@ void ServiceClient::Impl::call(std::string body, CallOptions options, CallDone d
   if (closing_.load(std::memory_order_acquire)) {
     throw std::logic_error("ServiceClient::call: the client is closed");
   }
+  // Refused here, naming it, rather than by every attempt's channel as "bad-request".
+  const std::size_t maxBody = options_.directory.client.codec.maxBody;
+  if (body.size() > maxBody) {
+    throw std::invalid_argument(fmt::format(
+        "ServiceClient::call: body of {} bytes (expected: at most directory.client.codec.maxBody "
+        "= {})",
+        body.size(), maxBody));
+  }
   // The machine validates the policy here, on the caller's thread: a bad call changes nothing.
   auto c = std::make_unique<Call>(policyOf(options), std::move(body), options, std::move(done));
   auto shared = std::make_shared<std::unique_ptr<Call>>(std::move(c));

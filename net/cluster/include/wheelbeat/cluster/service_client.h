@@ -143,7 +143,8 @@ public:
   std::vector<HeldCall> close();
 
   // Starts a call. Throws std::logic_error after close(), std::invalid_argument for an empty
-  // `done` or a deadline <= 0 (nothing started, nothing changed).
+  // `done`, a deadline <= 0 or a body larger than the provider clients' codec.maxBody (nothing
+  // started, nothing changed).
   void call(std::string body, CallOptions options, CallDone done);
 
   struct Stats {
