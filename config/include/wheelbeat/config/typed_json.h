@@ -6,8 +6,8 @@
 //   a number with a fraction/exponent  double
 //   {"$int": "5"}  {"$long": "5"}      exact int / long (the number as a string, or a number)
 //   {"$double": "NaN"}                 exact double ("NaN", "Infinity", "-Infinity", "0.5", 0.5)
-//   {"$bytes": "<base64>"}             binary
-//   {"$date": <ms>}                    java.util.Date, milliseconds since the epoch
+//   {"$bytes": "BASE64"}               binary (base64)
+//   {"$date": MS}                      java.util.Date, MS milliseconds since the epoch
 //   {"$class": "com.example.Point", "x": 1, "y": 2}   an object, fields in order
 //   [1, 2]                             an untyped list (ArrayList)
 //   {"$list": [1, 2], "$type": "[int"} a typed list (a Java array, a collection class)
