@@ -158,6 +158,8 @@ std::map<std::string, std::int64_t> clientDeltas(const cluster::ServiceClient::S
                                   d(a.extraRefused[0][1], b.extraRefused[0][1])},
           {"hedges_refused", d(a.extraRefused[1][0], b.extraRefused[1][0]) +
                                  d(a.extraRefused[1][1], b.extraRefused[1][1])},
+          {"hedges_refused_by_budget", d(a.extraRefused[1][0], b.extraRefused[1][0])},
+          {"hedges_refused_by_load_cap", d(a.extraRefused[1][1], b.extraRefused[1][1])},
           {"late_answers", d(a.lateAnswers, b.lateAnswers)},
           {"ejections_consecutive", d(a.ejections[0], b.ejections[0])},
           {"ejections_percentage", d(a.ejections[1], b.ejections[1])},
