@@ -112,7 +112,10 @@ std::string typeOf(const Json& j, const std::string& path) {
 // {"$int": ...} and the other one-key forms; nullptr when `j` is none of them.
 std::optional<h::Value> tagged(const Json& j, const std::string& path) {
   if (j.size() != 1) return std::nullopt;
-  const auto& [key, v] = *j.items().begin();
+  // Through an iterator that lives to the end: items()'s proxy would dangle here.
+  const auto first = j.begin();
+  const std::string key = first.key();
+  const Json& v = first.value();
   const std::string at = path + "/" + key;
   if (key == "$int")
     return h::Value::int32(static_cast<std::int32_t>(integer(at, v, INT32_MIN, INT32_MAX)));

@@ -144,8 +144,10 @@ int main(int argc, char** argv) {
   const bool counted = s.calls == 12 && s.ok == 12 && s.hedgesWon >= 1 && s.attempts[1] >= 1 &&
                        s.ejections[0] == 1 && b.received.load() == 3;
 
-  client.close();
+  // C's late answers go out on the consumer's connections: they are waited for before the
+  // consumer closes them (a channel must not be used after it closed).
   const bool answered = samples::waitUntil([&] { return c.lateDue.load() == 0; }, 5s);
+  client.close();
   for (Provider* p : {&a, &b, &c}) p->server->stop();
   providers->close();
   consumers->close();
