@@ -81,6 +81,34 @@ TEST_CASE("service client: a hedge on another provider wins over a late one") {
   CHECK(c.client->stats().hedgesWon == static_cast<std::uint64_t>(hedged));
 }
 
+TEST_CASE("service client: calls waiting on a provider that turns suspect go elsewhere at once") {
+  Env env;
+  ClusterOptions o = fastCluster();  // failover, round robin, no hedging
+  o.outlier.suspectFloor = 20ms;
+  o.outlier.consecutiveFailures = 0;  // suspicion alone takes it out
+  Cluster c(env, {Behaviour::Silent, Behaviour::Echo}, o);
+  Outcomes outcomes;
+  CallOptions call;
+  call.deadline = 5s;  // far away: only suspicion can end these calls early
+  for (int i = 0; i < 10; ++i) c.client->call("hi", call, outcomes.done());
+  REQUIRE(waitFor([&] { return outcomes.size() == 10; }, 10s));
+  int retried = 0;
+  for (const CallOutcome& x : outcomes.all) {
+    CHECK(x.ok);
+    CHECK(x.provider == c.providers[1]->url());
+    CHECK(x.latency < 2s);  // not the deadline: the sweep found the suspect within ~25 ms
+    retried += x.attempts == 2 ? 1 : 0;
+  }
+  // Every call the silent provider received was retried once on the other, and won there.
+  CHECK(c.received(0) > 0);
+  CHECK(retried == c.received(0));
+  CHECK(c.received(1) == 10);
+  const auto stats = c.client->stats();
+  CHECK(stats.attempts[1] == static_cast<std::uint64_t>(c.received(0)));
+  CHECK(stats.ejections[2] == 1);  // suspect, once
+  CHECK(stats.hedgesWon == 0);
+}
+
 TEST_CASE("service client: the deadline ends a call no provider answers") {
   Env env;
   ClusterOptions o = fastCluster(Mode::Failfast);

@@ -41,9 +41,26 @@ void ServiceClient::Impl::sweep() {
   const nanoseconds now = steadyNow();
   const bool evaluate = now - lastEvaluate_ >= options_.outlier.interval;
   if (evaluate) lastEvaluate_ = now;
-  providers_.sweep(now, evaluate);
+  for (const std::uint64_t provider : providers_.sweep(now, evaluate)) retrySuspect(provider, now);
   counted(now);
   if (!calls_.empty()) armSweep();
+}
+
+// Every call whose attempt waits on `provider`, now suspect, may go elsewhere at once (failover;
+// CallMachine::onSuspect decides). Ids first: apply() may end a call and erase it from calls_.
+void ServiceClient::Impl::retrySuspect(std::uint64_t provider, nanoseconds now) {
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> waiting;
+  for (const auto& [id, call] : calls_) {
+    for (std::uint32_t i = 0; i < call->sent.size(); ++i) {
+      if (call->sent[i].open && call->sent[i].provider == provider) waiting.emplace_back(id, i);
+    }
+  }
+  for (const auto& [id, index] : waiting) {
+    const auto it = calls_.find(id);
+    if (it == calls_.end()) continue;
+    Context context(*this, *it->second);
+    apply(id, *it->second, it->second->machine.onSuspect(context, index, now));
+  }
 }
 
 std::vector<ServiceClient::HeldCall> ServiceClient::Impl::close() {

@@ -141,13 +141,16 @@ void ProviderSet::outcome(std::uint64_t id, bool healthy, nanoseconds latency, n
   healthy ? ejector_.onSuccess(id, now) : ejector_.onFailure(id, now);
 }
 
-void ProviderSet::sweep(nanoseconds now, bool evaluate) {
+std::vector<std::uint64_t> ProviderSet::sweep(nanoseconds now, bool evaluate) {
+  std::vector<std::uint64_t> suspects;
   for (const auto& [id, p] : byId_) {
-    if (!p.outstanding.empty()) {
-      (void)ejector_.onOutstanding(id, now - *p.outstanding.begin(), p.latency.value(), now);
+    if (!p.outstanding.empty() &&
+        ejector_.onOutstanding(id, now - *p.outstanding.begin(), p.latency.value(), now)) {
+      suspects.push_back(id);
     }
   }
   if (evaluate) ejector_.evaluate(now);
+  return suspects;
 }
 
 std::size_t ProviderSet::availableCount(nanoseconds now) const {

@@ -65,8 +65,8 @@ public:
   void outcome(std::uint64_t id, bool healthy, std::chrono::nanoseconds latency,
                std::chrono::nanoseconds now);
   // The periodic checks: suspicion of providers whose oldest call waits too long, and the
-  // ejector's interval (when `evaluate`).
-  void sweep(std::chrono::nanoseconds now, bool evaluate);
+  // ejector's interval (when `evaluate`). Returns the providers this sweep made suspect.
+  std::vector<std::uint64_t> sweep(std::chrono::nanoseconds now, bool evaluate);
 
   [[nodiscard]] std::size_t size() const noexcept { return byId_.size(); }
   [[nodiscard]] std::size_t availableCount(std::chrono::nanoseconds now) const;

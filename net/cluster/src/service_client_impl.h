@@ -104,6 +104,7 @@ private:
   // Copies the providers' figures (followed, out, ejections) into stats_.
   void counted(nanoseconds now);
   void sweep();
+  void retrySuspect(std::uint64_t provider, nanoseconds now);
   void post(std::function<void()> fn);
   [[nodiscard]] CallPolicy policyOf(const CallOptions& options) const;
 

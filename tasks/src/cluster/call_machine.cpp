@@ -83,16 +83,16 @@ Attempt CallMachine::record(std::uint64_t provider, AttemptKind kind, nanosecond
   return {static_cast<std::uint32_t>(sent_.size() - 1), provider, timeout, kind};
 }
 
-// The next attempt's provider (a hedge: one not tried yet), if there is time left, then the
-// context's permission for an extra attempt. nullopt: none is sent.
+// The next attempt's provider (a hedge or a suspect's retry: one not tried yet), if there is time
+// left, then the context's permission for an extra attempt. nullopt: none is sent.
 std::optional<Attempt> CallMachine::newAttempt(CallContext& context, AttemptKind kind,
-                                               nanoseconds now) {
+                                               nanoseconds now, bool suspectRetry) {
   if (now >= started_ + policy_.deadline) return std::nullopt;
   const std::vector<std::uint64_t> exclude = tried();
   const std::optional<std::uint64_t> provider = context.pick(exclude, now);
   if (!provider) return std::nullopt;
   const bool again = std::find(exclude.begin(), exclude.end(), *provider) != exclude.end();
-  if (kind == AttemptKind::Hedge && again) return std::nullopt;
+  if (again && (kind == AttemptKind::Hedge || suspectRetry)) return std::nullopt;
   if (kind != AttemptKind::First && !context.allowExtra(kind, now)) return std::nullopt;
   return record(*provider, kind, now);
 }
@@ -192,6 +192,26 @@ Step CallMachine::onWake(CallContext& context, nanoseconds now) {
     }
   }
   setWake(step, context, now);
+  return step;
+}
+
+Step CallMachine::onSuspect(CallContext& context, std::uint32_t index, nanoseconds now) {
+  if (index >= sent_.size()) {
+    throw std::invalid_argument(fmt::format(
+        "CallMachine::onSuspect: attempt {} was never sent ({} were)", index, sent_.size()));
+  }
+  Step step;
+  Sent& s = sent_[index];
+  if (finished_ || policy_.mode != Mode::Failover || s.state != State::InFlight || s.suspected ||
+      inFlight() > 1 || retries_ >= policy_.retries) {
+    return step;  // no wake in the step: the one armed before stays
+  }
+  s.suspected = true;
+  if (auto retry = newAttempt(context, AttemptKind::Retry, now, true)) {
+    ++retries_;
+    step.sends.push_back(*retry);
+    setWake(step, context, now);
+  }
   return step;
 }
 

@@ -1,6 +1,8 @@
 // CallMachine: Dubbo's cluster modes, the deadline, attempt timeouts, hedging and the budget, on
 // explicit times with a fake context; and a randomised run of every mode in which each call ends
 // exactly once and nothing answers after the end.
+#include "support.h"
+
 #include <wheelbeat/tasks/cluster/call_machine.h>
 #include <wheelbeat/tasks/small_rng.h>
 
@@ -16,48 +18,12 @@
 using namespace std::chrono_literals;
 using std::chrono::nanoseconds;
 using namespace wheelbeat::tasks::cluster;
+using cluster_test::failed;
+using cluster_test::FakeContext;
+using cluster_test::ok;
 using wheelbeat::tasks::SmallRng;
 
 namespace {
-
-// Providers 1..n; pick() takes the lowest id not excluded (else the lowest), as a balancer would.
-class FakeContext : public CallContext {
-public:
-  explicit FakeContext(std::uint64_t n) {
-    for (std::uint64_t id = 1; id <= n; ++id) providers.push_back(id);
-  }
-  std::optional<std::uint64_t> pick(std::span<const std::uint64_t> exclude,
-                                    nanoseconds /*now*/) override {
-    ++picks;
-    if (providers.empty()) return std::nullopt;
-    for (const std::uint64_t id : providers) {
-      if (std::find(exclude.begin(), exclude.end(), id) == exclude.end()) return id;
-    }
-    return providers.front();
-  }
-  std::vector<std::uint64_t> everyone(nanoseconds /*now*/) override { return providers; }
-  bool allowExtra(AttemptKind kind, nanoseconds /*now*/) override {
-    if (tokens == 0) {
-      ++refused;
-      return false;
-    }
-    --tokens;
-    (kind == AttemptKind::Retry ? retries : hedges) += 1;
-    return true;
-  }
-  std::optional<nanoseconds> hedgeDelay(nanoseconds /*now*/) override { return hedgeAfter; }
-
-  std::vector<std::uint64_t> providers;
-  int tokens = 1000;
-  int refused = 0;
-  int retries = 0;
-  int hedges = 0;
-  int picks = 0;
-  std::optional<nanoseconds> hedgeAfter;
-};
-
-AttemptOutcome ok() { return {true, ""}; }
-AttemptOutcome failed(std::string error) { return {false, std::move(error)}; }
 
 CallPolicy policy(Mode mode) {
   CallPolicy p;
@@ -319,6 +285,7 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
   int totalExtras = 0;
   int hedgeWins = 0;
   int lateChecked = 0;
+  int suspectRetries = 0;
   for (int round = 0; round < 3000; ++round) {
     FakeContext ctx(rng() % 5);  // 0..4 providers
     const int tokens = static_cast<int>(rng() % 3);
@@ -359,13 +326,19 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
         CHECK(s.result->attempts == sent);
         hedgeWins += s.result->hedgeWon ? 1 : 0;
       }
-      wake = s.wakeAt;
+      if (s.wakeAt || s.result) wake = s.wakeAt;  // a step without one keeps the last
     };
     nanoseconds now = 0ms;
     take(call.start(ctx, now));
     for (int step = 0; step < 100 && results == 0; ++step) {
       now += std::chrono::milliseconds(rng() % 30);
-      if (!inFlight.empty() && rng() % 3 != 0) {
+      if (!inFlight.empty() && rng() % 4 == 0) {  // its provider became suspect
+        const std::uint32_t index = inFlight[rng() % inFlight.size()];
+        const Step s = call.onSuspect(ctx, index, now);
+        for (const Attempt& a : s.sends) CHECK(a.kind == AttemptKind::Retry);
+        suspectRetries += static_cast<int>(s.sends.size());
+        take(s);
+      } else if (!inFlight.empty() && rng() % 3 != 0) {
         const std::size_t i = rng() % inFlight.size();
         const std::uint32_t index = inFlight[i];
         inFlight.erase(inFlight.begin() + static_cast<std::ptrdiff_t>(i));
@@ -395,5 +368,6 @@ TEST_CASE("call: random interleavings in every mode end each call exactly once")
   CHECK(totalExtras > 100);
   CHECK(hedgeWins > 10);
   CHECK(lateChecked > 500);
+  CHECK(suspectRetries > 20);
 }
 }  // TEST_SUITE("cluster")

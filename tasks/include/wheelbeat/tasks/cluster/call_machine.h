@@ -27,6 +27,12 @@
 // hedges are extra attempts: each needs the context's allowExtra() (the shared budget and the
 // load cap); without it, it is not sent.
 //
+// Suspicion (failover): when the provider of the call's only attempt in flight becomes suspect
+// (its calls wait far longer than its latency: a hung or stopped process), onSuspect() sends a
+// retry to another provider at once, without waiting for a deadline or a hedge delay. The
+// suspected attempt stays in flight: the first success of the two wins. The retry counts
+// against `retries` and needs allowExtra(Retry), like any retry.
+//
 // Time: `deadline` bounds the whole call: at it, the call ends with "timeout" whatever is in
 // flight. Each attempt carries the time left, at most `attemptTimeout` (0: the time left). When
 // the call ends, attempts still in flight are *dropped*: their answers, if they come, are late
@@ -138,6 +144,11 @@ public:
                 std::chrono::nanoseconds now);
   // The wake-up the last step asked for (an earlier or extra call does no harm).
   Step onWake(CallContext& context, std::chrono::nanoseconds now);
+  // Attempt `index`'s provider became suspect (see Suspicion above). Sends nothing unless the mode
+  // is failover, the attempt is in flight and alone, was not suspected before, and a retry is
+  // left and allowed; then one Retry to a provider not tried yet. An index never sent throws
+  // std::invalid_argument.
+  Step onSuspect(CallContext& context, std::uint32_t index, std::chrono::nanoseconds now);
 
   [[nodiscard]] bool finished() const noexcept { return finished_; }
   [[nodiscard]] const CallPolicy& policy() const noexcept { return policy_; }
@@ -149,10 +160,11 @@ private:
     std::uint64_t provider = 0;
     AttemptKind kind = AttemptKind::First;
     State state = State::InFlight;
+    bool suspected = false;  // onSuspect() acted on it once already
   };
 
   std::optional<Attempt> newAttempt(CallContext& context, AttemptKind kind,
-                                    std::chrono::nanoseconds now);
+                                    std::chrono::nanoseconds now, bool suspectRetry = false);
   Attempt record(std::uint64_t provider, AttemptKind kind, std::chrono::nanoseconds now);
   void finish(Step& step, CallResult result, std::chrono::nanoseconds now);
   CallResult decided(std::uint32_t index, bool ok, std::string error) const;
