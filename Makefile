@@ -184,7 +184,7 @@ bench:
 	echo "bench: failure detectors under faults, D1 (~4 min; root and nftables)" >&2; \
 	{ ./build/bin/wheelbeat_net_bench --scenario D1 $(NET_ARGS) $(D1_ARGS) || [ $$? -eq 77 ]; } \
 	  | tee -a $(BENCH_DIR)/results.jsonl; \
-	echo "bench: the cluster client over 8 provider processes, T0 and T1 (six runs, ~7 min; T1_ARGS)" >&2; \
+	echo "bench: the cluster client over 8 provider processes, T0 and T1 (seven runs with T0's floor, ~8 min; T1_ARGS)" >&2; \
 	./build/bin/wheelbeat_net_bench --scenario T0,T1 $(T1_ARGS) | tee -a $(BENCH_DIR)/results.jsonl; \
 	if [ -x ./build/bin/wheelbeat_grpc_bench ]; then \
 	  echo "bench: the same T0 / T1 on gRPC C++ 1.51, four configurations (~9 min; T1_ARGS)" >&2; \

@@ -2,12 +2,12 @@
 # Writes the result tables of docs/performance.md from the JSON lines of one `make bench` run:
 #   tests/bench/perf_tables.sh RESULTS.jsonl [DOC.md]        (DOC: docs/performance.md)
 # Each table sits between two marker comments of DOC, `<!-- bench:NAME -->` and
-# `<!-- /bench:NAME -->`, NAME one of run, wheel, H1, H2, R1, D1; the text between them is
+# `<!-- /bench:NAME -->`, NAME one of run, wheel, H1, H2, R1, D1, T (T0 / T1's lines of every
+# implementation: wheelbeat, the floor, gRPC), Tchecks (t1_compare.sh's lines); the text between them is
 # replaced, everything else is left as it is. A scenario missing from the results gets a line
-# saying so; a figure missing from a line is "-". The run's date and machine come from a
-# {"run": ...} line when the results hold one (a recorded run, tests/bench/data/), else from this
-# host and the results file's modification time (make bench calls it right after the run, on the
-# machine that ran it). Needs jq. Exit 2 on a usage error or a missing marker, 1 if jq is missing.
+# saying so; a figure missing from a line is "-". The machine comes from the {"run": ...} lines
+# when the results hold some (recorded runs, tests/bench/data/; several files may be concatenated),
+# else from this host (make bench calls it right after the run, on the machine that ran it). Needs jq. Exit 2 on a usage error or a missing marker, 1 if jq is missing.
 set -euo pipefail
 
 usage() { echo "usage: $0 RESULTS.jsonl [DOC.md]" >&2; exit 2; }
@@ -26,19 +26,16 @@ JQ_DEF='def f: if . == null then "-" else tostring end;
         def ms: if . == null then "-" else (. / 1000 * 100 | round / 100 | tostring) end;
         def rounds: if . == null then "" else " (" + (map(tostring) | join(" / ")) + ")" end;'
 
+# One row per run the results record ({"run": {machine, source}} lines), else this host's.
 table_run() {
-  local run
-  run=$(q "select(.run != null) | .run | [.date, .machine, .source] | @tsv" | head -1)
-  if [ -n "$run" ]; then
-    IFS=$'\t' read -r date machine source <<<"$run"
-  else
-    date=$(date -u -r "$results" +%Y-%m-%d)
-    machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(. /etc/os-release && echo "$PRETTY_NAME")"
-    source="the JSON lines of \`make bench\` (build/bench/results.jsonl)"
+  local runs
+  runs=$(q 'select(.run != null) | .run | "| " + .machine + " | " + .source + " |"')
+  if [ -z "$runs" ]; then
+    runs="| $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(. /etc/os-release && echo "$PRETTY_NAME") | the JSON lines of \`make bench\` (build/bench/results.jsonl) |"
   fi
-  echo "| run | machine | record |"
-  echo "|---|---|---|"
-  echo "| $date | $machine | $source |"
+  echo "| machine | record |"
+  echo "|---|---|"
+  printf '%s\n' "$runs"
 }
 
 table_wheel() {
@@ -92,6 +89,44 @@ table_d1() {
   printf '%s\n' "$lines"
 }
 
+table_t() {
+  local lines
+  lines=$(q "$JQ_DEF def int: if . == null then \"-\" else (round | tostring) end;
+    select((.scenario == \"T0\" or .scenario == \"T1\") and .impl != null and .offered != null)
+    | [.scenario, ((if .impl == \"raw_epoll\" then \"floor (raw sockets)\" else .impl end) + \" \" + .config),
+       ((.failed | f) + (if (.failed_by_error | length) > 0
+         then \" (\" + ([.failed_by_error | to_entries[] | \"\\(.value) \\(.key)\"] | join(\", \")) + \")\"
+         else \"\" end)),
+       (.p50_us | int), (.p99_us | int), (.p999_us | int),
+       (if .extra_attempts_ratio == null then \"-\" else ((.extra_attempts_ratio * 10000 | round) / 100 | tostring) + \" %\" end),
+       (.client_cpu_us_per_call | if . == null then \"-\" else (. * 10 | round) / 10 | tostring end)
+       + (if .pacing_cpu_us_per_call == null then \"\" else \" (\" + ((.pacing_cpu_us_per_call * 10 | round) / 10 | tostring) + \")\" end)]
+    | \"| \" + join(\" | \") + \" |\"")
+  if [ -z "$lines" ]; then echo "T0 / T1 are not in these results."; return; fi
+  echo "| scenario | impl config | failed (by error) | p50 µs | p99 µs | p999 µs | extra attempts | client CPU µs per call (pacing) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "$lines"
+}
+
+table_tchecks() {
+  local lines floor
+  lines=$(q "$JQ_DEF select(.compare == \"grpc\")
+    | [.scenario, .check, (.wheelbeat | f), (.against // \"-\"), (.baseline | f), (.ratio | f),
+       (.target | f), (if .met then \"yes\" else \"no\" end)]
+    | \"| \" + join(\" | \") + \" |\"")
+  floor=$(q "$JQ_DEF select(.compare == \"floor\")
+    | \"The floor (T0, a consumer of raw sockets with the same pacing): \" + (.floor | f)
+      + \" µs of CPU per call, \" + (.floor_vs_grpc | f) + \" × gRPC best's T1 (\" + (.grpc_t1 | f)
+      + \" µs); wheelbeat full: \" + (.wheelbeat_t0 | f) + \" µs in T0, \" + (.wheelbeat_t1 | f)
+      + \" µs in T1. \" + (if .target_reachable then \"A 0.1 × gRPC target is within the floor.\"
+      else \"The floor alone is above 0.1 × gRPC's: that target is out of reach on this machine.\" end)")
+  if [ -z "$lines" ]; then echo "The T0 / T1 checks against gRPC are not in these results."; return; fi
+  echo "| scenario | check | wheelbeat full | against | baseline | ratio | target | met |"
+  echo "|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "$lines"
+  if [ -n "$floor" ]; then echo; printf '%s\n' "$floor"; fi
+}
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 table_run > "$tmp/run"
@@ -100,8 +135,10 @@ table_heartbeat H1 > "$tmp/H1"
 table_heartbeat H2 > "$tmp/H2"
 table_r1 > "$tmp/R1"
 table_d1 > "$tmp/D1"
+table_t > "$tmp/T"
+table_tchecks > "$tmp/Tchecks"
 
-for name in run wheel H1 H2 R1 D1; do
+for name in run wheel H1 H2 R1 D1 T Tchecks; do
   grep -qxF "<!-- bench:$name -->" "$doc" && grep -qxF "<!-- /bench:$name -->" "$doc" \
     || { echo "$0: $doc has no <!-- bench:$name --> ... <!-- /bench:$name --> markers" >&2; exit 2; }
 done

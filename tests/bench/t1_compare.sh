@@ -9,8 +9,12 @@
 # T1 (faults): failed share <= 0.01 % and <= gRPC best's; p99 <= 0.5 x gRPC best's and <= 2 x
 # wheelbeat's own T0 p99; p99.9 <= 0.3 x gRPC best's; extra attempts <= 5 %; client CPU per call
 # <= 0.1 x gRPC best's. T0 (no fault): 0 failed; extra attempts <= 1 %; p99 <= 1.2 x plain round
-# robin's. A check whose lines are missing is left out. Exit 2 on a usage error, 1 if jq is
-# missing or fails.
+# robin's. A check whose lines are missing is left out. With T0's floor in the results (impl
+# "raw_epoll": a consumer of plain sockets and no library), one more line puts the CPU figures
+# beside it: {"compare":"floor","check":"client_cpu_us_per_call","floor":…,"wheelbeat_t0":…,
+# "wheelbeat_t1":…,"grpc_t1":…,"floor_vs_grpc":…,"target_reachable":false} — the CPU target is
+# out of reach on this machine when the floor alone is above 0.1 x gRPC's. Exit 2 on a usage
+# error, 1 if jq is missing or fails.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 RESULTS.jsonl" >&2; exit 2; }
@@ -41,6 +45,7 @@ jq -c -s '
   | ($all | pick("T1"; "grpc"; "best")) as $g1
   | ($all | pick("T0"; "wheelbeat"; "full")) as $w0
   | ($all | pick("T0"; "wheelbeat"; "round_robin")) as $rr0
+  | ($all | pick("T0"; "raw_epoll"; "raw")) as $raw0
   | [
       ($w1 | select(. != null) | bound("T1"; "failed_share"; failedShare; 0.0001)),
       ratio("T1"; "failed_share"; ($w1 // {} | failedShare); "grpc best";
@@ -53,7 +58,15 @@ jq -c -s '
             $g1.client_cpu_us_per_call; 0.1),
       bound("T0"; "failed"; $w0.failed; 0),
       bound("T0"; "extra_attempts_ratio"; $w0.extra_attempts_ratio; 0.01),
-      ratio("T0"; "p99_us"; $w0.p99_us; "wheelbeat T0 round_robin"; $rr0.p99_us; 1.2)
+      ratio("T0"; "p99_us"; $w0.p99_us; "wheelbeat T0 round_robin"; $rr0.p99_us; 1.2),
+      ($raw0 | select(. != null and $g1 != null)
+       | .client_cpu_us_per_call as $f
+       | {compare: "floor", check: "client_cpu_us_per_call", floor: $f,
+          wheelbeat_t0: $w0.client_cpu_us_per_call, wheelbeat_t1: $w1.client_cpu_us_per_call,
+          grpc_t1: $g1.client_cpu_us_per_call,
+          floor_vs_grpc: (if $g1.client_cpu_us_per_call > 0
+                          then ($f / $g1.client_cpu_us_per_call | sig4) else null end),
+          target_reachable: ($f <= 0.1 * $g1.client_cpu_us_per_call)})
     ]
   | .[]
 ' "$1"

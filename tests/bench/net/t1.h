@@ -63,7 +63,8 @@ struct T1Faults {
 
 struct T1Config {
   std::vector<std::string> scenarios{"T0", "T1"};                       // in run order
-  std::vector<std::string> configs{"round_robin", "failover", "full"};  // in run order
+  // In run order; "raw" (the floor) runs in T0 only.
+  std::vector<std::string> configs{"round_robin", "failover", "full", "raw"};
   int providers = 8;
   double rate = 2000;     // calls per second, offered
   double durationS = 60;  // the measured window

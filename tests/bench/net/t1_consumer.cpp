@@ -70,7 +70,8 @@ cluster::ClusterOptions full(const T1Config& c) {
 }  // namespace
 
 const std::vector<std::string>& t1ConfigNames() {
-  static const std::vector<std::string> names{"round_robin", "failover", "full"};
+  static const std::vector<std::string> names{"round_robin", "failover", "full",
+                                              std::string(kT1RawConfig)};
   return names;
 }
 
@@ -86,7 +87,9 @@ cluster::ClusterOptions t1ClusterOptions(std::string_view name, const T1Config& 
     o = full(c);
   } else {
     throw std::invalid_argument(
-        fmt::format("--config: \"{}\" (expected: round_robin, failover or full)", name));
+        fmt::format("--config: \"{}\" (expected: round_robin, failover or full; {} has no "
+                    "cluster options)",
+                    name, kT1RawConfig));
   }
   cluster::validate(o);
   return o;

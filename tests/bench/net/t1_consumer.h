@@ -18,7 +18,10 @@
 
 namespace wheelbeat::bench::netbench {
 
-// "round_robin", "failover", "full": --config's words, in the help's order.
+// T0's floor: no cluster client at all (t1_raw_consumer.h); T0 only.
+inline constexpr std::string_view kT1RawConfig = "raw";
+
+// "round_robin", "failover", "full", "raw": --config's words, in the help's order.
 const std::vector<std::string>& t1ConfigNames();
 
 // The cluster settings a --config word names, with the call deadline of --deadline-ms:

@@ -10,6 +10,7 @@
 #include "t1.h"
 #include "t1_consumer.h"
 #include "t1_load.h"
+#include "t1_raw_consumer.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -44,6 +45,7 @@ T1Faults faultsOf(const std::string& scenario, const T1Config& c) {
 
 struct Providers {
   std::vector<std::unique_ptr<ChildProcess>> children;
+  std::vector<std::uint16_t> ports;  // each one's, from its "ready" line
 
   // SIGCONT before EOF: a stopped provider could not quit.
   ~Providers() {
@@ -66,7 +68,10 @@ struct Providers {
       if (!c.marker.empty()) args.insert(args.end(), {"--marker", c.marker});
       children.push_back(std::make_unique<ChildProcess>(fmt::format("provider {}", i), args));
     }
-    for (auto& child : children) (void)parseKv(child->readLine(Clock::now() + 20s), "ready");
+    for (auto& child : children) {
+      const Kv ready = parseKv(child->readLine(Clock::now() + 20s), "ready");
+      ports.push_back(static_cast<std::uint16_t>(kvAt(ready, "port")));
+    }
   }
 
   // Every provider's "measured" count; each sampled after the previous answered.
@@ -199,7 +204,13 @@ T1Measurement runOne(const T1Config& c, const std::string& scenario, const std::
   T1Consumer consumer;
   Providers providers;
   providers.spawn(c, m.run.faults, consumer.registryPort());
-  consumer.connect(t1ClusterOptions(name, c), c.providers);
+  std::unique_ptr<Caller> caller;
+  if (name == kT1RawConfig) {
+    caller = std::make_unique<RawConsumer>(providers.ports);
+  } else {
+    consumer.connect(t1ClusterOptions(name, c), c.providers);
+    caller = std::make_unique<ClusterCaller>(consumer.client());
+  }
   LoadPlan plan{.rate = c.rate,
                 .warmupCalls = std::llround(c.warmupS * c.rate),
                 .measuredCalls = std::max<std::int64_t>(1, std::llround(c.durationS * c.rate)),
@@ -211,12 +222,12 @@ T1Measurement runOne(const T1Config& c, const std::string& scenario, const std::
                             ? providers.children[kStoppedProvider]->pid()
                             : -1;
   Pauses pauses(m.run.faults, plan, c.durationS, stopped, run);
-  OpenLoop load(consumer.client(), plan);
+  OpenLoop load(*caller, plan);
   load.start();
   fmt::print(stderr, "wheelbeat_net_bench: {}: calls started\n", run);
   awaitCalls(load, pauses, after(plan.windowStart(), c.durationS + c.deadlineMs / 1e3 + 10));
   const std::chrono::nanoseconds cpuEnd = processCpu();  // first: results() sorts
-  const auto statsEnd = consumer.client().stats();
+  const auto statsEnd = caller->stats();
   m.loadEnd = loadAverage1m();
   load.stop();
   for (auto& child : providers.children) ::kill(child->pid(), SIGCONT);
@@ -238,6 +249,11 @@ int t1DriverMain(const T1Config& config) {
   try {
     for (const auto& scenario : config.scenarios) {
       for (const auto& name : config.configs) {
+        if (name == kT1RawConfig && scenario != "T0") {
+          fmt::print(stderr, "wheelbeat_net_bench: {} {}: skipped (the floor runs in T0 only)\n",
+                     scenario, name);
+          continue;
+        }
         fmt::print("{}\n", t1Line(runOne(config, scenario, name)));
         (void)std::fflush(stdout);
       }

@@ -61,7 +61,7 @@ Clock::time_point LoadPlan::at(std::int64_t k) const {
                   std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns))));
 }
 
-OpenLoop::OpenLoop(cluster::ServiceClient& client, LoadPlan plan)
+OpenLoop::OpenLoop(Caller& client, LoadPlan plan)
     : client_(client), plan_(plan), state_(std::make_shared<State>(plan.measuredCalls)) {
   state_->r.latencyNs.reserve(static_cast<std::size_t>(plan.measuredCalls));
 }

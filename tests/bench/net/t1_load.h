@@ -20,9 +20,34 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace wheelbeat::bench::netbench {
+
+// What the load calls: the cluster client (ClusterCaller), or T0's floor (t1_raw_consumer.h).
+class Caller {
+public:
+  virtual ~Caller() = default;
+  // From the pacing thread; `done` once, on the caller's own thread. Throws when closed.
+  virtual void call(const std::string& body, const cluster::CallOptions& options,
+                    cluster::CallDone done) = 0;
+  // The client's counters (none: zeros). Any thread.
+  [[nodiscard]] virtual cluster::ServiceClient::Stats stats() const { return {}; }
+};
+
+class ClusterCaller : public Caller {
+public:
+  explicit ClusterCaller(cluster::ServiceClient& client) : client_(client) {}
+  void call(const std::string& body, const cluster::CallOptions& options,
+            cluster::CallDone done) override {
+    client_.call(body, options, std::move(done));
+  }
+  [[nodiscard]] cluster::ServiceClient::Stats stats() const override { return client_.stats(); }
+
+private:
+  cluster::ServiceClient& client_;
+};
 
 struct LoadPlan {
   double rate = 0;                 // calls per second
@@ -61,7 +86,7 @@ struct LoadResults {
 
 class OpenLoop {
 public:
-  OpenLoop(cluster::ServiceClient& client, LoadPlan plan);
+  OpenLoop(Caller& client, LoadPlan plan);
   ~OpenLoop();  // stop()
   OpenLoop(const OpenLoop&) = delete;
   OpenLoop& operator=(const OpenLoop&) = delete;
@@ -81,7 +106,7 @@ public:
 private:
   void pace();
 
-  cluster::ServiceClient& client_;
+  Caller& client_;
   LoadPlan plan_;
   std::shared_ptr<State> state_;
   std::thread thread_;

@@ -15,6 +15,7 @@
 //                         offered: the client, its loop and wheel, the registry node, the pacing
 //                         thread (pacing_cpu_us_per_call: the pacing thread's share of it)
 #include "t1.h"
+#include "t1_consumer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -86,7 +87,7 @@ std::string t1Line(const T1Measurement& m) {
   const double offered = static_cast<double>(m.offered);
   ordered_json j;
   j["scenario"] = m.scenario;
-  j["impl"] = "wheelbeat";
+  j["impl"] = m.config == kT1RawConfig ? "raw_epoll" : "wheelbeat";
   j["config"] = m.config;
   j["providers"] = m.run.providers;
   j["rate"] = m.run.rate;
