@@ -108,6 +108,9 @@ LoopWheel::LoopWheel(EventLoop& loop, core::HashedWheelTimer& timer) : loop_(loo
   if (!loop.call([core = core_] { core->start(); })) {
     throw std::runtime_error("LoopWheel: the event loop is stopping or stopped");
   }
+  loopUse_ = loop.use("LoopWheel");
+  timerUse_ = timer.use("LoopWheel");
+  timerUse_.quiet();
 }
 
 LoopWheel::~LoopWheel() {

@@ -145,8 +145,11 @@ std::string MetricsEndpoint::Core::answer(http_parser& parser, std::string_view 
 
 // MetricsEndpoint
 
-MetricsEndpoint::MetricsEndpoint(EventLoop& loop, std::shared_ptr<Core> core)
-    : loop_(loop), core_(std::move(core)) {}
+MetricsEndpoint::MetricsEndpoint(EventLoop& loop, std::shared_ptr<Core> core,
+                                 const std::string& listen)
+    : loop_(loop),
+      loopUse_(loop.use(fmt::format("MetricsEndpoint {}", listen))),
+      core_(std::move(core)) {}
 
 std::unique_ptr<MetricsEndpoint> MetricsEndpoint::start(EventLoop& loop,
                                                         MetricsEndpointOptions options,
@@ -155,13 +158,14 @@ std::unique_ptr<MetricsEndpoint> MetricsEndpoint::start(EventLoop& loop,
   sockaddr_storage addr{};
   const std::string context = fmt::format("metrics endpoint listen on {}", options.listen);
   if (NetError e = detail::resolveBlocking(where, addr)) throw NetException(e, context);
+  const std::string listen = options.listen;
   auto core = std::make_shared<Core>(loop.native(), std::move(options), std::move(render));
   NetError error;
   if (!loop.call([&] { error = core->listen(addr); })) {
     throw std::runtime_error(fmt::format("{}: the event loop is stopped", context));
   }
   if (error) throw NetException(error, context);
-  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(loop, std::move(core)));
+  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(loop, std::move(core), listen));
 }
 
 MetricsEndpoint::~MetricsEndpoint() {

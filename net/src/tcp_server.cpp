@@ -19,13 +19,14 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
                      ChannelHandler handler) {
   validate(options);
   loops_.push_back(&loop);
-  registerUses(timer, options.listen);
+  const Endpoint listen = options.listen;
   // Copied out first: `options` moves into the core in the same call.
   auto listener = options.taskListener;
   auto metrics = options.taskMetrics;
   cores_.push_back(std::make_shared<detail::ServerCore>(
       loop, timer, std::move(options), std::make_shared<const ChannelHandler>(std::move(handler)),
       std::move(listener), std::move(metrics), std::make_shared<detail::ServerShared>()));
+  registerUses(timer, listen);  // after the cores: the timer's stop handler stops them
 }
 
 TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer,
@@ -46,7 +47,15 @@ TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer,
 void TcpServer::registerUses(core::HashedWheelTimer& timer, const Endpoint& listen) {
   const std::string user = fmt::format("TcpServer {}:{}", listen.host, listen.port);
   for (EventLoop* loop : loops_) uses_.push_back(loop->use(user));
-  uses_.push_back(timer.use(user));
+  // The timer stopped under this server: its idle checks would silently stop, so it stops
+  // serving (as stop(), without waiting for the loop it is called on, if any).
+  uses_.push_back(timer.use(user, [cores = cores_, loops = loops_] {
+    for (std::size_t i = 0; i < cores.size(); ++i) {
+      if (loops[i]->post([core = cores[i]] { core->stop(); }) && !loops[i]->isLoopThread()) {
+        cores[i]->waitStopped();
+      }
+    }
+  }));
 }
 
 TcpServer::~TcpServer() { stop(); }

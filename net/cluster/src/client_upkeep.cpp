@@ -120,6 +120,7 @@ ServiceClient::ServiceClient(net::EventLoop& loop, core::HashedWheelTimer& timer
   timerUse_ = timer.use(user, [weak = std::weak_ptr<Impl>(impl_)] {
     if (const auto impl = weak.lock()) (void)impl->close();
   });
+  loopUse_ = loop.use(user);
 }
 
 ServiceClient::~ServiceClient() {

@@ -66,6 +66,11 @@ public:
 private:
   EventLoop& loop_;
   std::shared_ptr<Core> core_;
+  // The loop and the timer must outlive this object: destroying either first ends the process
+  // with a message naming "LoopWheel" (core/users.h). A timer stopped first is no misuse (the
+  // wheel then has nothing left to advance), hence the timer's use is quiet.
+  core::Users::Use loopUse_;
+  core::Users::Use timerUse_;
 };
 
 }  // namespace wheelbeat::net

@@ -75,15 +75,17 @@ public:
   [[nodiscard]] std::uint64_t rejected() const noexcept;
 
   // Stops listening and closes every connection; `render` is not called after it returns.
-  // The loop must outlive the endpoint (as for TcpServer). Idempotent; a no-op once the loop
-  // stopped (EventLoop::stop() closed everything already).
+  // The loop must outlive the endpoint (as for TcpServer): destroying the loop first ends the
+  // process with a message naming "MetricsEndpoint HOST:PORT" (core/users.h). Idempotent; a no-op
+  // once the loop stopped (EventLoop::stop() closed everything already).
   void close();
 
   class Core;
 
 private:
-  explicit MetricsEndpoint(EventLoop& loop, std::shared_ptr<Core> core);
+  MetricsEndpoint(EventLoop& loop, std::shared_ptr<Core> core, const std::string& listen);
   EventLoop& loop_;
+  core::Users::Use loopUse_;
   std::shared_ptr<Core> core_;  // kept after close(): port() and the counters stay readable
   bool closed_ = false;
 };

@@ -186,6 +186,7 @@ public:
 
 private:
   core::Users::Use timerUse_;  // the timer must outlive this client (core/users.h)
+  core::Users::Use loopUse_;   // and so must the loop
   std::shared_ptr<Impl> impl_;
 };
 
