@@ -11,7 +11,7 @@
 // that message. load: --calls echoString calls, --inflight at a time.
 // stdout: one JSON line {mode, target, calls, ok, decodeErrors, mismatches: [...]}; exit status 1
 // on any mismatch or decode error, 2 on bad usage.
-const { Dubbo, DirectlyDubbo, java } = require('dubbo2.js');
+const { Dubbo, DirectlyDubbo, java, setting } = require('dubbo2.js');
 const decoder = require('dubbo2.js/es7/decode');
 const hessianTypes = require('dubbo2.js/node_modules/hessian.js/lib/object');
 const { cases } = require('./matrix');
@@ -70,10 +70,12 @@ async function connect() {
       dubboInvokeTimeout: 10 });
     return dubbo.proxyService({ dubboInterface: kService, version: '0.0.0', methods });
   }
+  // 2.3.9's registry mode: services declared up front, version and group from a Setting rule.
   const dubbo = new Dubbo({ application: { name: 'wheelbeat-node-interop' },
-    register: opts.zookeeper, dubboVersion: '2.0.2', interfaces: [kService],
-    dubboInvokeTimeout: 10 });
-  const service = dubbo.proxyService({ dubboInterface: kService, version: '0.0.0', methods });
+    register: opts.zookeeper, dubboVersion: '2.0.2', dubboInvokeTimeout: 10,
+    dubboSetting: setting.match(kService, { version: '0.0.0' }),
+    service: { echo: (d) => d.proxyService({ dubboInterface: kService, methods }) } });
+  const service = dubbo.service.echo;
   await dubbo.ready();
   return service;
 }
