@@ -44,6 +44,8 @@ stop_server() {
   [ "$requests" = "$expected_requests" ] ||
     fail "echo-server counted $requests requests, expected $expected_requests"
   [ $((values + exceptions)) = "$requests" ] || fail "echo-server: answers != requests"
+  # A frame the server cannot decode closes its connection with a warning in its log.
+  ! grep -E ' (WARN|ERROR) ' "$work/server.err" || fail "echo-server logged warnings or errors"
 }
 
 case $mode in
