@@ -16,6 +16,7 @@ function wireType(code) {
     return 'bytes';
   if ((code >= 0x55 && code <= 0x58) || (code >= 0x70 && code <= 0x7f)) return 'list';
   if (code === 0x48 || code === 0x4d) return 'map';
+  if (code === 0x4a || code === 0x4b) return 'date';
   if (code === 0x4e) return 'null';
   return `0x${code.toString(16)}`;
 }
@@ -52,6 +53,8 @@ function sameValue(c, got) {
     case 'double':
       if (c.value === 'NaN') return Number.isNaN(got);
       return got === Number(c.value);
+    case 'date':
+      return got instanceof Date && got.getTime() === c.value;
     case 'int':
     case 'boolean':
     case 'string':

@@ -17,7 +17,8 @@ if (!opts.bin || !opts.target) {
 }
 
 const javaType = { int: 'int', long: 'long', double: 'double', boolean: 'boolean',
-  string: 'java.lang.String', bytes: 'byte[]', list: 'java.util.List', map: 'java.util.Map' };
+  string: 'java.lang.String', bytes: 'byte[]', list: 'java.util.List', map: 'java.util.Map',
+  date: 'java.lang.Object' };
 
 // A case's argument in the tool's typed JSON, and the stdout expected back.
 function typedJson(c) {
@@ -25,6 +26,7 @@ function typedJson(c) {
     case 'long': return { $long: c.value };
     case 'double': return { $double: String(c.value) };
     case 'bytes': return { $bytes: c.value.toString('base64') };
+    case 'date': return { $date: c.value };
     default: return c.value;
   }
 }

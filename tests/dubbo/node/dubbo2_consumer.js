@@ -54,12 +54,13 @@ function argument(c) {
     case 'bytes': return { $class: '[byte', $: c.value };
     case 'list': return java.List(c.value);
     case 'map': return java.Map(c.value);
+    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
     default: throw new Error(`matrix type ${c.type}`);
   }
 }
 
 const methods = {};
-for (const name of ['echoInt', 'echoLong', 'echoDouble', 'echoBoolean', 'echoString', 'echoBytes',
+for (const name of ['echo', 'echoInt', 'echoLong', 'echoDouble', 'echoBoolean', 'echoString', 'echoBytes',
   'echoList', 'echoMap'])
   methods[name] = (arg) => [arg];
 methods.fail = (message) => [java.String(message)];

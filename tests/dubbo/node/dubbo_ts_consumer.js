@@ -52,6 +52,7 @@ function argument(c) {
     case 'bytes': return { $class: '[byte', $: c.value };
     case 'list': return java.List(c.value);
     case 'map': return java.Map(c.value);
+    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
     default: throw new Error(`matrix type ${c.type}`);
   }
 }

@@ -12,6 +12,7 @@
 //   bytes    a Buffer
 //   list     a JS array of ints, strings, booleans, nulls, nested lists and maps
 //   map      a JS object with string keys
+//   date     milliseconds since the epoch (a java.util.Date), sent to echo(Object)
 // plus `name`, which a mismatch reports.
 
 // A string of exactly `units` UTF-16 units cycling through 1-, 2- and 3-byte UTF-8 characters and
@@ -67,5 +68,9 @@ add('echoMap', 'map', {}, 'echoMap({})');
 add('echoMap', 'map', { a: 1, b: 'two', c: false, d: null }, 'echoMap(flat)');
 add('echoMap', 'map', { list: [1, 2, { x: [text(33)] }], map: { inner: { deep: 262144 } } },
   'echoMap(nested)');
+// date (through echo(Object)): the millisecond form and the compact whole-minute form (0x4b),
+// before and after the epoch.
+for (const v of [1700000000123, 1700000040000, 0, -60000, -1])
+  add('echo', 'date', v, `echo(date ${v})`);
 
 module.exports = { cases, text, bytes };
