@@ -54,6 +54,12 @@ DEB_PACKAGES += libhessian-java
 # The metrics tests (tests/registry/metrics/): promtool checks a live scrape's text; without it that
 # test reports itself skipped.
 DEB_PACKAGES += prometheus
+# The Node.js interop tests (tests/dubbo/node/): node and npm, Debian's, unless an npm is already
+# there (NodeSource's nodejs bundles its own and conflicts with Debian's npm); then `make deps`
+# installs the npm packages pinned by its package-lock.json. Without them those tests report
+# themselves skipped.
+DEB_PACKAGES += $(if $(shell command -v npm 2>/dev/null),,nodejs npm)
+NODE_DIR := tests/dubbo/node
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -120,6 +126,8 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+	@[ -d $(NODE_DIR)/node_modules ] || npm ci --prefix $(NODE_DIR) --no-audit --no-fund || \
+	  echo "deps: npm ci failed: the Node interop tests ($(NODE_DIR)) will report themselves skipped" >&2
 
 # build-<config>: configure (generator chosen only for a new tree) and build.
 $(foreach c,$(CONFIGS),$(eval build-$(c): deps ; \

@@ -1,0 +1,106 @@
+'use strict';
+// A dubbo.ts (hessian.js 2.11) consumer of org.wheelbeat.interop.Echo, found through ZooKeeper
+// (dubbo.ts's Consumer has no direct mode).
+//
+//   node dubbo_ts_consumer.js --zookeeper 127.0.0.1:PORT
+//
+// The matrix of matrix.js, one call at a time: each answer must equal the value sent AND carry
+// the same Hessian type on the wire (read from the response frames as they arrive); then
+// fail("...") must reject with that message. stdout: one JSON line {mode, target, calls, ok,
+// decodeErrors, mismatches: [...]}; exit status 1 on any mismatch.
+const { Registry, Consumer } = require('dubbo.ts');
+const ChannelDecoder = require('dubbo.ts/dist/consumer/decode').default;
+const hessianTypes = require('hessian.js/lib/object');
+const java = require('js-to-java');
+const { cases } = require('./matrix');
+const { responseWireType, sameValue, show, flags } = require('./check');
+
+const kService = 'org.wheelbeat.interop.Echo';
+const opts = flags(process.argv.slice(2), { zookeeper: '' });
+if (!opts.zookeeper) {
+  console.error('--zookeeper HOST:PORT is required');
+  process.exit(2);
+}
+
+// byte[] as Hessian binary with the descriptor "[B": see dubbo2_consumer.js (same hessian.js
+// behaviour, same descriptor code in dubbo.ts).
+hessianTypes.SERIALIZER_MAP['[byte'] = 'Bytes';
+
+// The wire type of every response frame, in arrival order: the frames are cut from the bytes
+// the channel's decoder receives (16-byte header, body length at 12..15).
+let lastWireType = null;
+let pending = Buffer.alloc(0);
+const originalReceive = ChannelDecoder.prototype.receive;
+ChannelDecoder.prototype.receive = function (channel, data, callback) {
+  pending = Buffer.concat([pending, data]);
+  while (pending.length >= 16) {
+    const length = 16 + pending.readUInt32BE(12);
+    if (pending.length < length) break;
+    if ((pending[2] & 0x20) === 0) lastWireType = responseWireType(pending.subarray(0, length));
+    pending = pending.subarray(length);
+  }
+  return originalReceive.call(this, channel, data, callback);
+};
+
+function argument(c) {
+  switch (c.type) {
+    case 'int': return java.int(c.value);
+    case 'long': return java.long(c.value);
+    case 'double': return java.double(Number(c.value));
+    case 'boolean': return java.boolean(c.value);
+    case 'string': return java.String(c.value);
+    case 'bytes': return { $class: '[byte', $: c.value };
+    case 'list': return java.List(c.value);
+    case 'map': return java.Map(c.value);
+    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
+    default: throw new Error(`matrix type ${c.type}`);
+  }
+}
+
+// A call's outcome as {res} or {err}: dubbo.ts throws on an exception or an error status.
+async function call(invoker, method, arg) {
+  try {
+    return { res: await invoker.invoke(method, [arg]) };
+  } catch (err) {
+    return { err };
+  }
+}
+
+async function main() {
+  const summary = { mode: 'matrix', target: `dubbo.ts zookeeper ${opts.zookeeper}`, calls: 0,
+    ok: 0, decodeErrors: 0, mismatches: [] };
+  const quiet = { info() {}, debug() {}, warn: console.error, error: console.error };
+  const registry = new Registry({ host: opts.zookeeper });
+  const consumer = new Consumer({ application: 'wheelbeat-node-interop', dubbo_version: '2.0.2',
+    pid: process.pid, registry, logger: quiet });
+  await consumer.listen();
+  // dubbo.ts keeps a provider only if its URL's version equals the one asked, and asks '0.0.0'
+  // at least; a provider registered without a version (Dubbo's layout leaves the parameter out,
+  // and dubbo2.js reads its absence as '0.0.0') is never found. Read it as '0.0.0' here.
+  const children = registry.children.bind(registry);
+  registry.children = async (path, watcher) => (await children(path, watcher) || []).map((u) =>
+    /(%3F|%26)version%3D/.test(u) ? u : `${u}%26version%3D0.0.0`);
+  const invoker = await consumer.get(kService, '0.0.0');
+  for (const c of cases) {
+    summary.calls++;
+    lastWireType = null;
+    const { res, err } = await call(invoker, c.method, argument(c));
+    if (err) summary.mismatches.push({ case: c.name, error: String(err.message || err) });
+    else if (!sameValue(c, res)) summary.mismatches.push({ case: c.name, got: show(res) });
+    else if (lastWireType !== c.type)
+      summary.mismatches.push({ case: c.name, wireType: lastWireType, expected: c.type });
+    else summary.ok++;
+  }
+  const message = 'boom: \u00e9\u20ac\ud83d\ude00';
+  summary.calls++;
+  const { res, err } = await call(invoker, 'fail', java.String(message));
+  if (err && String(err.message).includes(message)) summary.ok++;
+  else summary.mismatches.push({ case: 'fail', got: show(res), error: String(err && err.message) });
+  console.log(JSON.stringify(summary));
+  process.exit(summary.mismatches.length === 0 && summary.ok === summary.calls ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(`dubbo_ts_consumer: ${e.stack || e}`);
+  process.exit(1);
+});
