@@ -126,7 +126,7 @@ TEST_CASE("service client: the deadline ends a call no provider answers") {
   CHECK(c.received(0) == 1);
 }
 
-TEST_CASE("service client: bad calls are refused and change nothing; close ends what runs") {
+TEST_CASE("service client: bad calls are refused and change nothing - close ends what runs") {
   Env env;
   Cluster c(env, {Behaviour::Silent}, fastCluster(Mode::Failfast));
   CHECK_THROWS_AS(c.client->call("x", {}, nullptr), std::invalid_argument);

@@ -76,7 +76,7 @@ TEST_CASE("app metrics: a histogram over the duration buckets") {
   CHECK(text.find("myapp_latency_seconds_count{method=\"get\"} 2\n") != std::string::npos);
 }
 
-TEST_CASE("app metrics: made again, the same metric; different, refused") {
+TEST_CASE("app metrics: made again, the same metric - different, refused") {
   MetricsRegistry registry;
   Counter& a = registry.counter("myapp_jobs_total", "Jobs.", {"queue"});
   Counter& b = registry.counter("myapp_jobs_total", "Jobs.", {"queue"});
@@ -87,7 +87,7 @@ TEST_CASE("app metrics: made again, the same metric; different, refused") {
   CHECK(refusal([&] { (void)registry.counter("myapp_jobs_total", "Jobs.", {"kind"}); }) != "");
 }
 
-TEST_CASE("app metrics: names and labels follow Prometheus' rules; wheelbeat_ is refused") {
+TEST_CASE("app metrics: names and labels follow Prometheus' rules - wheelbeat_ is refused") {
   MetricsRegistry registry;
   CHECK(refusal([&] { (void)registry.counter("9lives", "x"); }) ==
         "metric 9lives: not a Prometheus metric name (expected: [a-zA-Z_:][a-zA-Z0-9_:]*)");

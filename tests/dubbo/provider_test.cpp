@@ -175,7 +175,7 @@ TEST_CASE("dubbo provider: a malformed body and another serialization get status
         "Fail to decode request due to: serialization id 6 (expected 2, hessian2)");
 }
 
-TEST_CASE("dubbo provider: an async handler answers from the wheel; a timeout is 'timeout'") {
+TEST_CASE("dubbo provider: an async handler answers from the wheel - a timeout is 'timeout'") {
   Rig rig;
   const Outcome late = rig.call(greet("later", {h::Value::int32(30)}, "I"));
   CHECK(late.kind == OutcomeKind::Value);

@@ -159,7 +159,7 @@ TEST_CASE("a heartbeat held aside and frames queued behind it arrive once each")
 
 // Only the last heartbeat written is timed, once: an answer to an older one, or the same answer
 // again, adds no round trip (the loop matches answers without the send lock).
-TEST_CASE("a heartbeat's answer is timed once; an older or repeated answer is not") {
+TEST_CASE("a heartbeat's answer is timed once - an older or repeated answer is not") {
   Env env;
   auto metrics = std::make_shared<ChannelMetrics>();
   RawPeerSession s(env, metrics);

@@ -173,7 +173,7 @@ TEST_CASE("a task may close its LoopWheel, and timer.stop() ends the driving") {
   CHECK(advances >= 1);
 }
 
-TEST_CASE("EventLoop::stop() ends a LoopWheel's driving; closing it afterwards is a no-op") {
+TEST_CASE("EventLoop::stop() ends a LoopWheel's driving - closing it afterwards is a no-op") {
   HashedWheelTimer timer{WheelOptions{.tickDuration = 10ms}, manualHooks()};
   EventLoop loop{"wb-loopwheel"};
   LoopWheel driver(loop, timer);

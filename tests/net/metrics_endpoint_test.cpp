@@ -161,7 +161,7 @@ TEST_CASE("a request with a body is answered 413 and closed") {
   CHECK(e.serves());
 }
 
-TEST_CASE("a slowloris is closed after requestTimeout; a complete scrape is not") {
+TEST_CASE("a slowloris is closed after requestTimeout - a complete scrape is not") {
   Served e(MetricsEndpointOptions{.requestTimeout = std::chrono::milliseconds(300)});
   RawSocket slow;
   REQUIRE(slow.connect(e.endpoint->port()));
@@ -191,7 +191,7 @@ TEST_CASE("beyond maxConnections a new connection is accepted and closed at once
   CHECK(waitFor([&] { return e.serves(); }));  // a slot freed once `a`'s close was seen
 }
 
-TEST_CASE("a render that throws answers 500; the next scrape is served") {
+TEST_CASE("a render that throws answers 500 - the next scrape is served") {
   Env env;
   std::atomic<int> calls{0};
   auto endpoint = MetricsEndpoint::start(env.loop, {.listen = "127.0.0.1:0"}, [&] {
@@ -207,7 +207,7 @@ TEST_CASE("a render that throws answers 500; the next scrape is served") {
   endpoint->close();
 }
 
-TEST_CASE("close() stops listening and closes open connections; render is not called after") {
+TEST_CASE("close() stops listening and closes open connections - render is not called after") {
   Served e;
   RawSocket open;
   REQUIRE(open.connect(e.endpoint->port()));

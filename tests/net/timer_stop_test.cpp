@@ -7,7 +7,7 @@
 using namespace wbnet;
 
 TEST_SUITE("net") {
-TEST_CASE("a timer stopped under a serving server stops it: its channels close, nothing more") {
+TEST_CASE("a timer stopped under a serving server stops it: its channels close and nothing more") {
   Env env;
   HashedWheelTimer serverTimer{WheelOptions{.tickDuration = 10ms}};  // only this server's tasks
   Recorder server;

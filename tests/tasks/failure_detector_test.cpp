@@ -96,7 +96,7 @@ TEST_CASE("phi: the acceptable pause and the minimum deviation") {
   CHECK(wide->phi(10s + 1500ms) == doctest::Approx(0.7993).epsilon(1e-3));  // y = 1
 }
 
-TEST_CASE("phi: the window keeps the last samples only; reset forgets them") {
+TEST_CASE("phi: the window keeps the last samples only - reset forgets them") {
   PhiOptions o = akka();
   o.window = 3;
   PhiAccrualDetector d(o, 1s);

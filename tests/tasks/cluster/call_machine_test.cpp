@@ -222,7 +222,7 @@ TEST_CASE("call: a hedge goes to another provider after the delay and may win") 
   CHECK(ctx.hedges == 1);
 }
 
-TEST_CASE("call: no token, no hedge; one provider, no hedge") {
+TEST_CASE("call: no token, no hedge - one provider, no hedge") {
   FakeContext ctx(3);
   ctx.hedgeAfter = 20ms;
   ctx.tokens = 0;

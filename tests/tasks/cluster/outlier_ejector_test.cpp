@@ -112,7 +112,7 @@ TEST_CASE("outlier: ejections last base x multiplier up to the maximum, then pro
   CHECK(e.available(0, 90s));
 }
 
-TEST_CASE("outlier: on probation one failure ejects again; after it, the streak counts") {
+TEST_CASE("outlier: on probation one failure ejects again - after it, the streak counts") {
   OutlierEjector e =
       withProviders({.consecutiveFailures = 3, .baseEjectionTime = 10s, .suspectFactor = 0}, 2);
   for (int i = 0; i < 3; ++i) e.onFailure(1, 1s);

@@ -24,7 +24,7 @@ CallPolicy failover() { return CallPolicy{}; }  // failover, retries 2, deadline
 }  // namespace
 
 TEST_SUITE("cluster") {
-TEST_CASE("suspect: the call goes to another provider at once, with the time left") {
+TEST_CASE("suspect: the call goes to another provider at once with the time left") {
   FakeContext ctx(3);
   CallMachine call(failover());
   (void)call.start(ctx, 0ms);
@@ -39,7 +39,7 @@ TEST_CASE("suspect: the call goes to another provider at once, with the time lef
   CHECK(call.inFlight() == 2);
 }
 
-TEST_CASE("suspect: the first success of the two wins, the other is dropped") {
+TEST_CASE("suspect: the first success of the two wins and the other is dropped") {
   for (const std::uint32_t winner : {0U, 1U}) {
     FakeContext ctx(3);
     CallMachine call(failover());
@@ -70,7 +70,7 @@ TEST_CASE("suspect: the suspected attempt's failure waits for the retry in fligh
   CHECK(ctx.retries == 2);
 }
 
-TEST_CASE("suspect: once per attempt, and nothing when retries or the budget are spent") {
+TEST_CASE("suspect: once per attempt and nothing when retries or the budget are spent") {
   FakeContext ctx(3);
   CallMachine call(failover());
   (void)call.start(ctx, 0ms);
@@ -96,7 +96,7 @@ TEST_CASE("suspect: once per attempt, and nothing when retries or the budget are
   CHECK(plenty.picks == 1);  // not even a choice was made
 }
 
-TEST_CASE("suspect: only failover acts; never the same provider; an unknown index throws") {
+TEST_CASE("suspect: only failover acts - never on the same provider - an unknown index throws") {
   for (const Mode mode : {Mode::Failfast, Mode::Failsafe, Mode::Failback, Mode::Forking}) {
     FakeContext ctx(3);
     CallPolicy p;
