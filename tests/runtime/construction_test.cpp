@@ -29,7 +29,7 @@ constexpr const char* kDocument = R"({
 }  // namespace
 
 TEST_SUITE("runtime") {
-TEST_CASE("defaults: the loops of every core, a 100 ms wheel, no endpoint") {
+TEST_CASE("defaults: the loops of every core - a 100 ms wheel - no endpoint") {
   Runtime rt;
   CHECK(rt.config() == wheelbeat::config::Config{});
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -45,7 +45,7 @@ TEST_CASE("defaults: the loops of every core, a 100 ms wheel, no endpoint") {
   CHECK(sample(text, "wheelbeat_tasks_runs_total") == 0.0);
 }
 
-TEST_CASE("from JSON: loop, wheel, log level and the endpoint listening at construction") {
+TEST_CASE("from JSON: loop - wheel - log level and the endpoint listening at construction") {
   Runtime rt = Runtime::fromJson(kDocument);
   CHECK(rt.loops().size() == 2);
   CHECK(rt.timer().tickDuration() == 10ms);
@@ -72,7 +72,7 @@ TEST_CASE("from a file: the same runtime as from the string") {
   wheelbeat::core::setLogLevel(wheelbeat::core::LogLevel::Info);
 }
 
-TEST_CASE("a bad document: every error with its JSON pointer, no runtime") {
+TEST_CASE("a bad document: every error with its JSON pointer - no runtime") {
   try {
     (void)Runtime::fromJson(R"({ "wheel": { "tick": "-1s" }, "loop": { "io_threads": 5000 } })");
     FAIL("no ConfigErrors");
@@ -83,7 +83,7 @@ TEST_CASE("a bad document: every error with its JSON pointer, no runtime") {
   }
 }
 
-TEST_CASE("an endpoint that cannot listen: the constructor throws, nothing is left running") {
+TEST_CASE("an endpoint that cannot listen: the constructor throws - nothing is left running") {
   Runtime first = Runtime::fromJson(R"({ "loop": { "io_threads": 1 },
                                            "metrics": { "listen": "127.0.0.1:0" } })");
   const std::string taken = "127.0.0.1:" + std::to_string(first.metricsPort());

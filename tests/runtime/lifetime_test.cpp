@@ -12,7 +12,7 @@ using wheelbeat::Runtime;
 namespace net = wheelbeat::net;
 
 TEST_SUITE("runtime") {
-TEST_CASE("objects outliving their runtime: closed, still answering, released without abort") {
+TEST_CASE("objects outliving their runtime: closed - still answering - released without abort") {
   auto rt = std::make_unique<Runtime>(wheelbeat::config::loadString(R"({
       "loop": { "io_threads": 2 }, "wheel": { "tick": "5ms" },
       "server": { "listen": "127.0.0.1:0" }, "retry": { "p": {} },
@@ -51,7 +51,7 @@ TEST_CASE("objects outliving their runtime: closed, still answering, released wi
   client.reset();
 }
 
-TEST_CASE("a runtime destroyed with nothing made, and one never run") {
+TEST_CASE("a runtime destroyed with nothing made - and one never run") {
   const auto timers = wheelbeat::core::HashedWheelTimer::instanceCount();
   { Runtime rt; }
   { Runtime rt = Runtime::fromJson(R"({ "metrics": { "listen": "127.0.0.1:0" } })"); }

@@ -33,7 +33,8 @@ std::string text(Runtime& rt) { return rt.metrics().prometheusText(); }
 }  // namespace
 
 TEST_SUITE("runtime") {
-TEST_CASE("server and client from the config: connected, answered, channel metrics with no glue") {
+TEST_CASE(
+    "server and client from the config: connected - answered - channel metrics with no glue") {
   Runtime rt = Runtime::fromJson(R"({ "loop": { "io_threads": 2 },
       "server": { "listen": "127.0.0.1:0", "max_connections": 7 },
       "client": { "connect_timeout": "2s" } })");
@@ -67,7 +68,7 @@ TEST_CASE("client(): the config's server endpoint") {
                        std::invalid_argument);
 }
 
-TEST_CASE("retry: the named policy on the wheel, its budget's metrics while the runner lives") {
+TEST_CASE("retry: the named policy on the wheel - its budget's metrics while the runner lives") {
   Runtime rt = Runtime::fromJson(R"({ "loop": { "io_threads": 1 }, "wheel": { "tick": "1ms" },
       "retry": { "flaky": { "backoff": "fixed", "initial_delay": "5ms", "jitter": "none",
                             "max_attempts": 5 } },
@@ -95,7 +96,7 @@ TEST_CASE("retry: the named policy on the wheel, its budget's metrics while the 
   CHECK_THROWS_WITH_AS((void)rt.retry("flakey"), doctest::Contains("\"flaky\""), std::out_of_range);
 }
 
-TEST_CASE("registry and serviceClient: one registry, calls over its providers, their metrics") {
+TEST_CASE("registry and serviceClient: one registry - calls over its providers - their metrics") {
   // The registry node (embedded engine) runs in its own loop and wheel, as another process.
   wheelbeat::core::HashedWheelTimer nodeTimer(wheelbeat::core::WheelOptions{.tickDuration = 5ms});
   net::EventLoop nodeLoop("registry-node");
@@ -149,5 +150,31 @@ TEST_CASE("the application's counter and wheelbeat's metrics on one endpoint") {
   const std::string scraped = runtime_test::scrape(rt.metricsPort());
   CHECK(sample(scraped, "runtime_test_orders_total{kind=\"book\"}") == 2.0);
   CHECK(sample(scraped, "wheelbeat_wheel_scheduled_total").has_value());
+}
+}  // TEST_SUITE("runtime")
+
+TEST_SUITE("runtime") {
+TEST_CASE("requestWithRetries: a refused send and an overloaded answer retried - then the answer") {
+  Runtime rt = Runtime::fromJson(R"({ "loop": { "io_threads": 1 }, "wheel": { "tick": "1ms" },
+      "server": { "listen": "127.0.0.1:0" },
+      "retry": { "calls": { "backoff": "fixed", "initial_delay": "5ms", "jitter": "none",
+                            "max_attempts": 200 } } })");
+  std::atomic<int> calls{0};
+  auto server = rt.server({.onFrame = [&](net::Channel& ch, const net::FrameView& f) {
+    const bool busy = ++calls == 1;
+    (void)ch.reply(f, busy ? "busy" : "pong", busy ? 100 : net::kStatusOk);
+  }});
+  auto client = rt.client("127.0.0.1", server->listen());
+  std::promise<tasks::RetryResult> done;
+  // Not started yet: attempt 1 is refused ("disconnected") before anything is sent.
+  (void)wheelbeat::requestWithRetries(*rt.retry("calls"), client->channel(), "ping", 2s,
+                                      [&](const tasks::RetryResult& r) { done.set_value(r); });
+  auto result = done.get_future();
+  client->start();
+  const tasks::RetryResult r = result.get();
+  CHECK(r.outcome == tasks::RetryOutcome::Ok);
+  CHECK(calls == 2);       // the busy answer, then the good one
+  CHECK(r.attempts >= 3);  // refused ones while connecting, the busy one, the good one
+  CHECK(r.lastError == "overloaded");
 }
 }  // TEST_SUITE("runtime")

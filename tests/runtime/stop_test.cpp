@@ -54,7 +54,8 @@ struct Pair {
 }  // namespace
 
 TEST_SUITE("runtime") {
-TEST_CASE("stop order: READONLY from the server first, then every side closed, no late callback") {
+TEST_CASE(
+    "stop order: READONLY from the server first - then every side closed - no late callback") {
   Runtime rt = Runtime::fromJson(kDocument);
   Callbacks serverSide, clientSide;
   Pair pair(rt, serverSide, clientSide);
@@ -95,7 +96,7 @@ TEST_CASE("stop from another thread: run() returns once everything has stopped")
   rt.run();  // already stopped: returns at once
 }
 
-TEST_CASE("stop from a handler and from a wheel task: begins there, run() waits for the end") {
+TEST_CASE("stop from a handler and from a wheel task: begins there - run() waits for the end") {
   Runtime rt = Runtime::fromJson(kDocument);
   Callbacks serverSide, clientSide;
   Pair pair(rt, serverSide, clientSide, [&rt] { rt.stop(); });  // on a loop thread
@@ -112,7 +113,7 @@ TEST_CASE("stop from a handler and from a wheel task: begins there, run() waits 
   CHECK(second.timer().isStopped());
 }
 
-TEST_CASE("double and concurrent stop: one stop, every caller returns after it") {
+TEST_CASE("double and concurrent stop: one stop - every caller returns after it") {
   Runtime rt = Runtime::fromJson(kDocument);
   Callbacks serverSide, clientSide;
   Pair pair(rt, serverSide, clientSide);
@@ -134,7 +135,7 @@ TEST_CASE("double and concurrent stop: one stop, every caller returns after it")
   CHECK_THROWS_AS((void)rt.serviceClient("org.example.Echo"), std::logic_error);
 }
 
-TEST_CASE("stopOnSignals: SIGTERM stops the runtime; one runtime at a time; handlers restored") {
+TEST_CASE("stopOnSignals: SIGTERM stops the runtime - one runtime at a time - handlers restored") {
   struct sigaction before {};
   ::sigaction(SIGTERM, nullptr, &before);
   {

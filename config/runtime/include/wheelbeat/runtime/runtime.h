@@ -56,6 +56,7 @@
 #include <wheelbeat/registry/registry.h>
 #include <wheelbeat/tasks/retry_runner.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -144,5 +145,15 @@ private:
   std::mutex signalsMutex_;
   std::unique_ptr<runtime::detail::SignalWatcher> signals_;  // stopOnSignals()
 };
+
+// One request through a retry runner, the glue every caller of RetryRunner writes: each attempt is
+// channel.request(body, attemptTimeout); an answer with kStatusOk succeeds, any other outcome
+// fails with its shared error name (net::errorName(): "timeout", "disconnected", "overloaded",
+// ...), as does a request the channel refuses (not connected: "disconnected"). `done` gets the
+// run's RetryResult once (see retry_runner.h for its thread). The channel must outlive the run;
+// the runner need not. Throws what RetryRunner::run() throws. Thread: any.
+tasks::RetryHandle requestWithRetries(tasks::RetryRunner& runner, net::Channel& channel,
+                                      std::string body, std::chrono::nanoseconds attemptTimeout,
+                                      tasks::RetryCallback done);
 
 }  // namespace wheelbeat
