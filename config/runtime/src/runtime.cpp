@@ -23,6 +23,9 @@ Core::Core(const config::Config& config) : timer(config.wheel), loops(config.loo
   if (config.metrics) {
     endpoint = net::MetricsEndpoint::start(loops.at(0), *config.metrics,
                                            [this] { return metrics.prometheusText(); });
+    const std::string& listen = config.metrics->listen;
+    core::log(core::LogLevel::Info, "metrics on http://{}:{}/metrics",
+              listen.substr(0, listen.rfind(':')), endpoint->port());
   }
 }
 

@@ -16,7 +16,8 @@
 //   - one core::MetricsRegistry (metrics()): every object made here writes into it, and so do the
 //     application's own metrics (core/app_metrics.h);
 //   - when the configuration has a "metrics" section, the net::MetricsEndpoint serving that
-//     registry on loop 0, listening when the constructor returns (metricsPort()).
+//     registry on loop 0, listening when the constructor returns (metricsPort()); the constructor
+//     logs where it serves at Info ("metrics on http://127.0.0.1:9464/metrics").
 //   The servers and clients made here count into one net::ChannelMetrics and one
 //   tasks::TaskMetrics of the runtime (wheelbeat_channel_*, wheelbeat_channels,
 //   wheelbeat_server_*, wheelbeat_tasks_*): counters that never go back when one of them goes.
