@@ -4,7 +4,8 @@
 # Rooms (a path belongs to the longest prefix): core/, tasks/, net/ (net/src, net/include),
 # net/registry/, net/cluster/ (calls over a provider set), net/hessian/ (Hessian 2.0 values:
 # serialization beside the layers, not above net/), net/dubbo/ (Dubbo 2 RPC: above net/cluster
-# and net/hessian), config/ (config/cli too), samples/, tests/.
+# and net/hessian), config/ (config/cli too), config/runtime/ (wheelbeat::Runtime, above config),
+# samples/, tests/.
 # A room's public part is its include/ (<wheelbeat/...>); everything else (src/, cli/, a
 # sample's or a test's own files) is private.
 #
@@ -16,7 +17,8 @@
 #             program (its own INTERFACE target, wheelbeat_command_line), open to samples/ and
 #             tests/ programs.
 #   upward    a library room includes a public header of a room above it (core <- tasks <- net <-
-#             net/registry <- net/cluster <- config: <wheelbeat/net/...> in tasks/, say).
+#             net/registry <- net/cluster <- config <- config/runtime: <wheelbeat/net/...> in
+#             tasks/, say).
 #   hessian   net/hessian/ includes a wheelbeat header other than its own and core's public ones
 #             (it stands on the standard library, fmt and core alone: no net/, no libuv).
 #   dubbo     net/dubbo/ includes a wheelbeat header other than core's, tasks', net's, hessian's,
@@ -53,6 +55,7 @@ fi
 # shellcheck disable=SC2046  # one argument per path: the tree's paths hold no whitespace
 awk -v listfile="$list" '
 function roomOf(path) {
+  if (path ~ /^config\/runtime\//) return "runtime"
   if (path ~ /^net\/registry\//) return "registry"
   if (path ~ /^net\/cluster\//) return "cluster"
   if (path ~ /^net\/hessian\//) return "hessian"
@@ -67,21 +70,24 @@ function ownerOf(path,   p) {
   if (path !~ /^tests\//) return roomOf(path)
   split(path, p, "/")
   if (p[2] == "core" || p[2] == "tasks" || p[2] == "net" || p[2] == "registry" ||
-      p[2] == "cluster" || p[2] == "hessian" || p[2] == "dubbo" || p[2] == "config")
+      p[2] == "cluster" || p[2] == "hessian" || p[2] == "dubbo" || p[2] == "config" ||
+      p[2] == "runtime")
     return p[2]
   return "tests"
 }
 function shown(room) {
   return room == "registry" ? "net/registry" : room == "cluster" ? "net/cluster" : \
-         room == "hessian" ? "net/hessian" : room == "dubbo" ? "net/dubbo" : room
+         room == "hessian" ? "net/hessian" : room == "dubbo" ? "net/dubbo" : \
+         room == "runtime" ? "config/runtime" : room
 }
 function isPublic(path) {
-  return path ~ /^(core|tasks|net|config)\/include\// ||
+  return path ~ /^(core|tasks|net|config|config\/runtime)\/include\// ||
          path ~ /^net\/(registry|cluster|hessian|dubbo)\/include\//
 }
 function rank(room) {
   return room == "core" ? 1 : room == "tasks" ? 2 : room == "net" ? 3 : \
-         room == "registry" ? 4 : room == "cluster" ? 5 : room == "config" ? 6 : 0
+         room == "registry" ? 4 : room == "cluster" ? 5 : room == "config" ? 6 : \
+         room == "runtime" ? 7 : 0
 }
 function dirOf(path) { sub(/\/[^\/]*$/, "", path); return path }
 # a/b/../c -> a/c, ./ removed.
@@ -154,11 +160,12 @@ function checkAngled(name,   room, test, target) {
            "include it)", name, shown(room)))
     return
   }
-  if (name !~ /^wheelbeat\/(core|tasks|net|registry|cluster|config)\//) return
+  if (name !~ /^wheelbeat\/(core|tasks|net|registry|cluster|config|runtime)\//) return
   split(name, p, "/"); target = p[2]
   if (rank(room) > 0 && rank(target) > rank(room))
     report("upward", sprintf("<%s>: %s/ may not include %s/, a room above it " \
-           "(core <- tasks <- net <- net/registry <- net/cluster <- config)", name, shown(room), \
+           "(core <- tasks <- net <- net/registry <- net/cluster <- config <- config/runtime)", \
+           name, shown(room), \
            shown(target)))
 }
 FNR == 1 { files++ }
