@@ -109,6 +109,25 @@ TEST_CASE("service client: calls waiting on a provider that turns suspect go els
   CHECK(stats.hedgesWon == 0);
 }
 
+TEST_CASE("service client: P2C stops choosing a provider whose failures are fast") {
+  Env env;
+  ClusterOptions o = fastCluster();
+  o.balancer = BalancerKind::P2C;
+  o.outlier.consecutiveFailures = 0;  // no ejection: the balancer alone must steer away
+  o.outlier.suspectFactor = 0;
+  Cluster c(env, {Behaviour::Busy, Behaviour::Echo, Behaviour::Echo}, o);
+  for (int i = 0; i < 60; ++i) {  // one at a time: in-flight counts play no part
+    Outcomes one;
+    c.client->call("hi", {}, one.done());
+    REQUIRE(waitFor([&] { return one.size() == 1; }, 5s));
+    CHECK(one.all[0].ok);
+  }
+  // Its "overloaded" answers come as fast as the others' echoes; counted as 100 ms answers,
+  // the first one makes it lose every comparison with a healthy provider from then on.
+  CHECK(c.received(0) <= 1);
+  CHECK(c.received(1) + c.received(2) == 60);
+}
+
 TEST_CASE("service client: the deadline ends a call no provider answers") {
   Env env;
   ClusterOptions o = fastCluster(Mode::Failfast);

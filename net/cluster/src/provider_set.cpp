@@ -137,7 +137,11 @@ void ProviderSet::finished(std::uint64_t id, nanoseconds sentAt) {
 void ProviderSet::outcome(std::uint64_t id, bool healthy, nanoseconds latency, nanoseconds now) {
   const auto it = byId_.find(id);
   if (it == byId_.end()) return;
-  if (latency > nanoseconds(0)) it->second.latency.observe(latency, now);
+  if (!healthy) {
+    it->second.latency.observe(std::max(latency, kFailurePenalty), now);
+  } else if (latency > nanoseconds(0)) {
+    it->second.latency.observe(latency, now);
+  }
   healthy ? ejector_.onSuccess(id, now) : ejector_.onFailure(id, now);
 }
 

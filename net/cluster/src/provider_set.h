@@ -59,7 +59,10 @@ public:
 
   // Attempt bookkeeping: sent at `at`; answered (or dropped) — the answer's outcome feeds the
   // latency estimate and the ejector (`healthy`: the provider answered, even with an error of the
-  // application; `latency`: 0 = none to learn).
+  // application; `latency`: 0 = none to learn). A failure counts as an answer at least
+  // kFailurePenalty slow: a provider that fails fast ("overloaded" in a microsecond) must not look
+  // like the cheapest one to P2C (gRPC's weighted round robin penalises errors the same way).
+  static constexpr std::chrono::nanoseconds kFailurePenalty = std::chrono::milliseconds(100);
   void sent(std::uint64_t id, std::chrono::nanoseconds at);
   void finished(std::uint64_t id, std::chrono::nanoseconds sentAt);
   void outcome(std::uint64_t id, bool healthy, std::chrono::nanoseconds latency,
