@@ -80,22 +80,19 @@ std::shared_ptr<net::TcpServer> Runtime::server(net::ChannelHandler handler) {
 }
 
 std::shared_ptr<net::TcpClient> Runtime::client(net::ChannelHandler handler) {
-  checkRunning(*core_, "client");
-  net::ClientOptions options = config_.client;
-  options.metrics = core_->channelMetrics;
-  options.taskMetrics = core_->taskMetrics;
-  auto client = std::make_unique<net::TcpClient>(core_->loops, core_->timer, std::move(options),
-                                                 std::move(handler));
-  return handOut(
-      core_, "client", Stage::Clients, std::move(client),
-      [](net::TcpClient& c) { c.close("runtime stopped"); }, nullptr);
+  return makeClient(config_.client, std::move(handler));
 }
 
 std::shared_ptr<net::TcpClient> Runtime::client(std::string host, std::uint16_t port,
                                                 net::ChannelHandler handler) {
-  checkRunning(*core_, "client");
   net::ClientOptions options = config_.client;
   options.server = {std::move(host), port};
+  return makeClient(std::move(options), std::move(handler));
+}
+
+std::shared_ptr<net::TcpClient> Runtime::makeClient(net::ClientOptions options,
+                                                    net::ChannelHandler handler) {
+  checkRunning(*core_, "client");
   options.metrics = core_->channelMetrics;
   options.taskMetrics = core_->taskMetrics;
   auto client = std::make_unique<net::TcpClient>(core_->loops, core_->timer, std::move(options),

@@ -2,9 +2,9 @@
 // and the objects a service builds on it, with their metrics collected and their shutdown ordered.
 //
 //   wheelbeat::Runtime rt(wheelbeat::config::load("service.json"));
-//   auto server = rt.server(handler);        // cfg.server; server->listen() binds
-//   cfg.server.listen auto client = rt.client("10.0.0.5", 20880);   // cfg.client auto payments =
-//   rt.retry("payments");    // cfg.retry("payments") on the shared wheel
+//   auto server = rt.server(handler);                // cfg.server; listen() binds its address
+//   auto client = rt.client("10.0.0.5", 20880);      // cfg.client
+//   auto payments = rt.retry("payments");            // cfg.retry("payments"), the shared wheel
 //   rt.metrics().counter("myapp_orders_total", "Orders taken.").inc();
 //   rt.stopOnSignals();
 //   rt.run();                                // until SIGTERM / SIGINT or rt.stop()
@@ -141,6 +141,9 @@ public:
   void stopOnSignals();
 
 private:
+  std::shared_ptr<net::TcpClient> makeClient(net::ClientOptions options,
+                                             net::ChannelHandler handler);
+
   config::Config config_;
   std::shared_ptr<runtime::detail::Core> core_;
   std::mutex signalsMutex_;
