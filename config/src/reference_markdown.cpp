@@ -24,8 +24,9 @@ format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/whe
   are errors. Every error is reported, each as the JSON pointer, the value as written and what is
   expected: `/retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)`.
 - Durations are `"60s"`, `"500ms"`, `"2m"`, `"1h"`, `"250us"`, `"5ns"`, decimals (`"1.5s"`) and
-  compounds with the units in that order (`"1m30s"`), a whole number of nanoseconds; or a
-  non-negative integer of milliseconds.
+  compounds with the units in that order (`"1m30s"`), a whole number of nanoseconds: always a
+  string with a unit. A bare number is an error (`/heartbeat/interval: 30 (expected: a duration
+  with a unit, e.g. "30s")`).
 - "Accepted" is what the loader reads as a value of the key; the key's rules (ranges, and rules
   between keys) are its layer's `validate()` (core, tasks, net, registry), which the loader calls:
   the descriptions say them.
