@@ -22,11 +22,14 @@ constexpr const char* kExpected =
 // Documents at the edges of every rule, valid or just past the edge.
 const std::vector<std::string> kEdgeDocuments = {
     R"({"wheel":{"tick":"1ns","ticks_per_wheel":1}})",
-    R"({"wheel":{"tick":"2562047h","ticks_per_wheel":1}})",
-    R"({"wheel":{"tick":"4503599627370495ns","ticks_per_wheel":1024}})",
+    R"({"wheel":{"tick":"2562047h","ticks_per_wheel":1}})",  // no heartbeat spans 2 such ticks
+    R"({"wheel":{"tick":"4611686018427387903ns","ticks_per_wheel":1},"heartbeat":{"interval":"9223372036854775806ns"}})",
+    R"({"wheel":{"tick":"4503599627370495ns","ticks_per_wheel":1024},"heartbeat":{"interval":"9007199254740990ns"}})",
     R"({"wheel":{"tick":"4503599627370496ns","ticks_per_wheel":2048}})",
     R"({"wheel":{"tick":"8589934591ns","ticks_per_wheel":1073741824}})",
-    R"({"heartbeat":{"interval":"1ns","idle_timeout":"2ns"}})",
+    R"({"wheel":{"tick":"1ms"},"heartbeat":{"interval":"2ms","idle_timeout":"4ms"}})",
+    R"({"wheel":{"tick":"1ns"},"heartbeat":{"interval":"1999999ns"}})",  // the timer runs 1ms
+    R"({"wheel":{"tick":"100ms"},"heartbeat":{"interval":"1s","close_timeout":"199ms"}})",
     R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"9223372036854775807ns"}})",
     R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"1ns"}})",
     R"({"heartbeat":{"reconnect":{"initial_delay":"1ns","max_delay":"1ns","jitter_ratio":0}}})",
@@ -136,6 +139,10 @@ TEST_CASE("backstop: the wheel's rules are the timer's") {
   Config c;
   c.wheel.ticksPerWheel = 0;
   CHECK(backstopErrors(c).size() == 1);
+  // 2 ticks, in every copy of the heartbeat section (the loader copies it into server and client).
+  c.heartbeat.interval = std::chrono::nanoseconds(std::int64_t{1} << 53);
+  c.server.heartbeat = c.heartbeat;
+  c.client.heartbeat = c.heartbeat;
   c.wheel = {std::chrono::nanoseconds(4503599627370496), 2048, 0};  // 2^52 ns × 2^11 = 2^63
   CHECK(backstopErrors(c).size() == 1);
   c.wheel.ticksPerWheel = 1025;  // rounded up to 2048 as well
@@ -143,6 +150,20 @@ TEST_CASE("backstop: the wheel's rules are the timer's") {
   c.wheel.ticksPerWheel = 1024;
   CHECK(backstopErrors(c).empty());
   CHECK(backstopErrors(Config{}).empty());
+}
+
+TEST_CASE("backstop: the heartbeat's periods are checked against the tick as TcpClient does") {
+  Config c;
+  c.server.heartbeat.interval = 150ms;  // the tick is 100ms; the loader copies "heartbeat" here
+  c.client.heartbeat.interval = 150ms;
+  const std::string expected =
+      "heartbeat.interval = 150ms (expected: at least 2 wheel ticks = 200ms; the wheel's tick is "
+      "100ms)";
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{{"", "\"ServerOptions." + expected + "\"", kExpected},
+                                 {"", "\"ClientOptions." + expected + "\"", kExpected}});
+  c.wheel.tickDuration = 1ns;  // runs as 1ms
+  CHECK(backstopErrors(c).empty());
 }
 
 TEST_CASE("backstop: no edge or sample document ever reaches it") {

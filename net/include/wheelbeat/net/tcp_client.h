@@ -80,7 +80,8 @@ public:
   // thread once the loop is gone).
   using ConnectivityCallback = std::function<void(const ConnectivityChange&)>;
 
-  // Validates `options` (std::invalid_argument, see options.h). options.server.host is an IP
+  // Validates `options` against the timer's tick (core::OptionError, see validate(options, tick)
+  // in options.h). options.server.host is an IP
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
   // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
