@@ -15,7 +15,9 @@ constexpr std::string_view kPreamble = R"(# Configuration reference
 
 A wheelbeat process reads its configuration from one JSON document (`wheelbeat::config::load`;
 `wheelbeat-config validate FILE` checks a file and prints the effective configuration). The same
-format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/wheelbeat/`).
+format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/wheelbeat/`). The
+same tables from the command line: `wheelbeat-config defaults` (every default, as JSON),
+`wheelbeat-config schema` and `wheelbeat-config explain heartbeat.interval` (one key).
 
 - Every key is optional and takes the default shown, except `service.interface` and
   `metrics.listen`, required when their section is present. Without `service` there is no service;
