@@ -16,6 +16,10 @@
 // on the loop thread for every change, before the handler's onConnected/onClosed of that change.
 // Every connection and every failed attempt ends with exactly one onClosed(reason): refused,
 // connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open), closed-by-owner.
+// Three read-idle reconnects in a row with no read on the connections between them log one Warn
+// ("client 127.0.0.1:9000: 3 read-idle reconnects in a row (idle timeout 300ms, heartbeat
+// interval 100ms): the peer answers slower than the idle timeout?"); a read starts the count
+// again.
 //
 // The connect timeout is a one-shot on the shared wheel (no uv_timer per client): cancelled when
 // the attempt completes, so an idle client holds exactly the two task timeouts.
