@@ -117,7 +117,7 @@ TEST_CASE("cli explain: a key's type and unit and default and range and descript
         "(std::thread::hardware_concurrency()).\n");
 }
 
-TEST_CASE("cli explain: objects list their keys and map entries match any name and required keys say so") {
+TEST_CASE("cli explain: objects list keys and map entries match any name and required is said") {
   const Run wheel = run({"explain", "wheel"});
   CHECK(wheel.status == cli::kValid);
   CHECK(
