@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "command_line.h"
+#include "explain.h"
 
 #include <wheelbeat/config/config.h>
 
@@ -12,7 +13,9 @@ namespace {
 
 constexpr const char* kSynopsis =
     "usage: wheelbeat-config validate FILE...\n"
-    "       wheelbeat-config --help | --version";
+    "       wheelbeat-config defaults | schema\n"
+    "       wheelbeat-config explain KEY\n"
+    "       wheelbeat-config [COMMAND] --help | --version";
 
 constexpr const char* kDescription =
     "Checks wheelbeat configuration files (JSON; format: share/wheelbeat/wheelbeat.schema.json).\n"
@@ -20,12 +23,18 @@ constexpr const char* kDescription =
     "When all files are valid, each file's effective configuration (every key, defaults filled\n"
     "in, derived values resolved: idle_timeout = 3 x interval when 0, close_timeout =\n"
     "idle_timeout when 0) goes to stdout, one JSON document per file, in argument order.\n"
+    "defaults prints the default configuration (every key; \"service\" and \"metrics\" are\n"
+    "absent by default), schema the JSON Schema of the format, explain KEY one key's type,\n"
+    "default, accepted values and description (KEY: /heartbeat/interval or heartbeat.interval).\n"
     "\n"
-    "Exit status: 0 all files valid, 1 a file unreadable or invalid, 2 bad usage.";
+    "Exit status: 0 all files valid (or printed), 1 a file unreadable or invalid, 2 bad usage\n"
+    "(an unknown KEY among them, with the nearest known key).";
 
 constexpr const char* kExamples =
     "  wheelbeat-config validate samples/configs/server.json\n"
-    "  wheelbeat-config validate client.json server.json > effective.json\n";
+    "  wheelbeat-config validate client.json server.json > effective.json\n"
+    "  wheelbeat-config defaults > wheelbeat.json\n"
+    "  wheelbeat-config explain heartbeat.interval\n";
 
 int validate(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
   std::vector<std::string> documents;
@@ -41,6 +50,15 @@ int validate(const std::vector<std::string>& files, std::ostream& out, std::ostr
   return kValid;
 }
 
+int explain(const ::wheelbeat::cli::CommandLine& cmd, const std::string& key, std::ostream& out,
+            std::ostream& err) {
+  if (const auto text = explainText(key)) {
+    out << *text;
+    return kValid;
+  }
+  return cmd.fail("explain: no key \"" + key + "\" (did you mean " + nearestKey(key) + "?)", err);
+}
+
 }  // namespace
 
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
@@ -50,12 +68,26 @@ int run(std::span<const std::string_view> args, std::ostream& out, std::ostream&
   std::vector<std::string> files;
   // An argument that starts with '-' is an option to CLI11: a typo, never taken for a file name.
   check->add_option("FILE", files, "a configuration file (JSON)")->type_name("");
+  CLI::App* defaults = cmd.app().add_subcommand("defaults", "print the default configuration");
+  CLI::App* schema = cmd.app().add_subcommand("schema", "print the JSON Schema of the format");
+  CLI::App* explainKey =
+      cmd.app().add_subcommand("explain", "print KEY's type, default, accepted values");
+  std::string key;
+  explainKey->add_option("KEY", key, "/heartbeat/interval or heartbeat.interval")->type_name("");
   if (const auto status = cmd.parse(std::vector<std::string>(args.begin(), args.end()), out, err)) {
     return *status;
   }
   // Checked here, not by CLI11's require_subcommand() / required(): CLI11 would report them
   // before an unknown option.
-  if (!check->parsed()) return cmd.fail("a command is required (expected: validate)", err);
+  if (defaults->parsed()) return (out << toJson(Config{}), kValid);
+  if (schema->parsed()) return (out << schemaText(), kValid);
+  if (explainKey->parsed()) {
+    if (key.empty()) return cmd.fail("explain: KEY is required", err);
+    return explain(cmd, key, out, err);
+  }
+  if (!check->parsed()) {
+    return cmd.fail("a command is required (expected: validate, defaults, schema, explain)", err);
+  }
   if (files.empty()) return cmd.fail("validate: FILE... is required", err);
   return validate(files, out, err);
 }

@@ -231,6 +231,7 @@ private:
     return {};
   }
 
+public:
   // Levenshtein distance (insertions, deletions, substitutions), one row at a time.
   static std::size_t editDistance(std::string_view a, std::string_view b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -247,6 +248,7 @@ private:
     return row[b.size()];
   }
 
+private:
   std::string name_;
   std::string synopsis_;
   int badUsage_;

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <utility>
 
 namespace wheelbeat::config::detail {
 namespace {
@@ -143,6 +146,40 @@ constexpr Field<Config> kDocumentFields[] = {
         "and one retry budget. Its directory's provider clients are configured by \"client\"."),
 };
 
+// The tick the timer of these options runs: below 1ms it runs 1ms (HashedWheelTimer).
+nanoseconds usedTick(const core::WheelOptions& wheel) {
+  return std::max(wheel.tickDuration, nanoseconds(std::chrono::milliseconds(1)));
+}
+
+// /section/key as the document wrote it, or `fallback` (its value) when the key is missing.
+Json writtenOr(const Json& document, const std::string& section, const std::string& key,
+               Json fallback) {
+  const auto s = document.find(section);
+  if (s == document.end() || !s->is_object()) return fallback;
+  const auto k = s->find(key);
+  return k == s->end() ? fallback : *k;
+}
+
+// The periods of the heartbeat tasks against the wheel that runs them, a rule across sections
+// (tasks::validate(options, tick)): each at least 2 ticks, idle_timeout and close_timeout when
+// not 0 (their defaults follow interval). Reported at the heartbeat key, naming the tick's.
+void tickRules(Errors& errors, const Json& document, const Config& c) {
+  const nanoseconds tick = usedTick(c.wheel);
+  const nanoseconds least = tick > nanoseconds::max() / 2 ? nanoseconds::max() : tick * 2;
+  const std::string tickText =
+      dumped(writtenOr(document, "wheel", "tick", durationJson(c.wheel.tickDuration)));
+  const std::pair<std::string, nanoseconds> periods[] = {
+      {"interval", c.heartbeat.interval},
+      {"idle_timeout", c.heartbeat.idleTimeout},
+      {"close_timeout", c.heartbeat.closeTimeout}};
+  for (const auto& [key, value] : periods) {
+    if (value >= least || (value == nanoseconds(0) && key != "interval")) continue;
+    errors.add("/heartbeat/" + key, writtenOr(document, "heartbeat", key, durationJson(value)),
+               fmt::format("at least 2 wheel ticks = {}; /wheel/tick is {}", formatDuration(least),
+                           tickText));
+  }
+}
+
 std::atomic<std::uint64_t> gBackstopHits{0};
 
 template <typename Check>
@@ -168,8 +205,9 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   backstop(out, [&] { tasks::validate(c.retryBudget); });
   backstop(out, [&] { tasks::validate(c.failback); });
   backstop(out, [&] { registry::validate(c.registry); });
-  backstop(out, [&] { net::validate(c.server); });
-  backstop(out, [&] { net::validate(c.client); });
+  // With the wheel's tick: the checks TcpServer and TcpClient make.
+  backstop(out, [&] { net::validate(c.server, usedTick(c.wheel)); });
+  backstop(out, [&] { net::validate(c.client, usedTick(c.wheel)); });
   // Defaults (interface ""): no service to check. A consumer's rules: methods may be empty.
   if (c.service != registry::ServiceOptions{}) {
     backstop(out, [&] { registry::validate(c.service, false); });
@@ -203,6 +241,8 @@ LoadResult readDocument(const Json& document) {
   // Its failback mode retries failed calls as "failback" says (invocation_retry,
   // max_pending_retries): one description of invocation retries per process, as Dubbo's.
   config.cluster.failback = config.failback;
+  tickRules(errors, document, config);
+  if (errors.size() != 0) return LoadResult(errors.take());
   std::vector<ConfigError> missed = backstopErrors(config);
   if (!missed.empty()) return LoadResult(std::move(missed));
   return LoadResult(std::move(config));

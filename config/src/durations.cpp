@@ -1,4 +1,4 @@
-// Durations: "60s", "1.5s", "1m30s", "250us", or an integer of milliseconds (see values.h).
+// Durations: "60s", "1.5s", "1m30s", "250us" — always a string with a unit (see values.h).
 #include "values.h"
 
 #include <fmt/format.h>
@@ -130,18 +130,10 @@ std::optional<nanoseconds> parseDuration(const Json& value, DurationError* why) 
   DurationError local = DurationError::None;
   DurationError& out = why != nullptr ? *why : local;
   out = DurationError::None;
-  if (value.is_number_unsigned()) {
-    const auto ms = value.get<std::uint64_t>();
-    if (ms <= static_cast<std::uint64_t>(kMaxNs / 1'000'000)) {
-      return nanoseconds(static_cast<std::int64_t>(ms) * 1'000'000);
-    }
-    out = DurationError::Overflow;
-    return std::nullopt;
-  }
   if (value.is_string()) return parseString(value.get_ref<const std::string&>(), out);
-  const bool negative = value.is_number() && value.get<double>() < 0.0;
-  out = negative ? DurationError::Negative : DurationError::Malformed;
-  return std::nullopt;  // fractions and exponents of milliseconds, other types
+  // A bare number has no unit: 30 could be seconds or milliseconds, so it is refused.
+  out = value.is_number() ? DurationError::NoUnit : DurationError::Malformed;
+  return std::nullopt;
 }
 
 std::string formatDuration(nanoseconds d) {
@@ -153,10 +145,7 @@ std::string formatDuration(nanoseconds d) {
   return fmt::format("{}ns", d.count());  // unreachable: the last unit divides everything
 }
 
-Json durationJson(nanoseconds d) {
-  if (d.count() == 0) return Json(0);
-  return Json(formatDuration(d));
-}
+Json durationJson(nanoseconds d) { return Json(formatDuration(d)); }
 
 bool readDuration(Errors& errors, const Json& value, const std::string& pointer, nanoseconds& out,
                   nanoseconds min) {
@@ -172,6 +161,7 @@ bool readDuration(Errors& errors, const Json& value, const std::string& pointer,
       case DurationError::Inexact:
         errors.add(pointer, value, "a whole number of nanoseconds");
         break;
+      case DurationError::NoUnit: errors.add(pointer, value, std::string(kDurationNoUnit)); break;
       case DurationError::None:
       case DurationError::Malformed: errors.add(pointer, value, std::string(kDurationExpected));
     }

@@ -12,8 +12,8 @@ namespace {
 constexpr std::string_view kDurationText =
     "A non-negative number (decimals allowed) with a unit h, m, s, ms, us or ns, or several such "
     "terms with their units in that order, each unit once (\"60s\", \"1.5s\", \"1m30s\", "
-    "\"250us\", \"0.1s\"); or a non-negative integer of milliseconds. A whole number of "
-    "nanoseconds, at most 9223372036854775807ns.";
+    "\"250us\", \"0.1s\"), always a string: a bare number (30) is an error, its unit unknown. "
+    "A whole number of nanoseconds, at most 9223372036854775807ns.";
 constexpr std::string_view kEndpointText =
     "\"host:port\"; an IPv6 literal in brackets: \"[::1]:20880\".";
 constexpr std::string_view kErrorNamesText =
@@ -71,15 +71,12 @@ void collectRules(const std::vector<KeyNode>& nodes, const std::string& prefix,
 
 Json definitions() {
   Json defs = Json::object();
-  defs["duration"] = Json{
-      {"description", kDurationText},
-      {"oneOf",
-       Json::array(
-           {Json{{"type", "integer"}, {"minimum", 0}, {"description", "Milliseconds."}},
-            Json{{"type", "string"},
-                 {"pattern",
-                  "^(?=.)([0-9]+(\\.[0-9]+)?h)?([0-9]+(\\.[0-9]+)?m)?([0-9]+(\\.[0-9]+)?s)?([0-9]+("
-                  "\\.[0-9]+)?ms)?([0-9]+(\\.[0-9]+)?us)?([0-9]+(\\.[0-9]+)?ns)?$"}}})}};
+  defs["duration"] =
+      Json{{"description", kDurationText},
+           {"type", "string"},
+           {"pattern",
+            "^(?=.)([0-9]+(\\.[0-9]+)?h)?([0-9]+(\\.[0-9]+)?m)?([0-9]+(\\.[0-9]+)?s)?([0-9]+("
+            "\\.[0-9]+)?ms)?([0-9]+(\\.[0-9]+)?us)?([0-9]+(\\.[0-9]+)?ns)?$"}};
   defs["errorName"] = Json{{"description", kErrorNamesText}, {"enum", tasks::errors::kAll}};
   defs["endpoint"] =
       Json{{"description", kEndpointText},

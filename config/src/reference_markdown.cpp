@@ -15,7 +15,9 @@ constexpr std::string_view kPreamble = R"(# Configuration reference
 
 A wheelbeat process reads its configuration from one JSON document (`wheelbeat::config::load`;
 `wheelbeat-config validate FILE` checks a file and prints the effective configuration). The same
-format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/wheelbeat/`).
+format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/wheelbeat/`). The
+same tables from the command line: `wheelbeat-config defaults` (every default, as JSON),
+`wheelbeat-config schema` and `wheelbeat-config explain heartbeat.interval` (one key).
 
 - Every key is optional and takes the default shown, except `service.interface` and
   `metrics.listen`, required when their section is present. Without `service` there is no service;
@@ -24,8 +26,9 @@ format as a JSON Schema: `config/wheelbeat.schema.json` (installed to `share/whe
   are errors. Every error is reported, each as the JSON pointer, the value as written and what is
   expected: `/retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)`.
 - Durations are `"60s"`, `"500ms"`, `"2m"`, `"1h"`, `"250us"`, `"5ns"`, decimals (`"1.5s"`) and
-  compounds with the units in that order (`"1m30s"`), a whole number of nanoseconds; or a
-  non-negative integer of milliseconds.
+  compounds with the units in that order (`"1m30s"`), a whole number of nanoseconds: always a
+  string with a unit. A bare number is an error (`/heartbeat/interval: 30 (expected: a duration
+  with a unit, e.g. "30s")`).
 - "Accepted" is what the loader reads as a value of the key; the key's rules (ranges, and rules
   between keys) are its layer's `validate()` (core, tasks, net, registry), which the loader calls:
   the descriptions say them.

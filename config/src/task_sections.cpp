@@ -37,16 +37,17 @@ constexpr EnumCodec<DetectorKind, 2> kDetector{{"fixed", "phi"},
                                                {DetectorKind::Fixed, DetectorKind::Phi}};
 
 constexpr Field<H> kHeartbeatFields[] = {
-    field<H, &H::interval, kDuration>("interval", "interval",
-                                      "Heartbeat interval, > 0 (Dubbo: 60s)."),
+    field<H, &H::interval, kDuration>(
+        "interval", "interval",
+        "Heartbeat interval, at least 2 wheel ticks (2 * wheel.tick; Dubbo: 60s)."),
     field<H, &H::idleTimeout, kDuration>(
         "idle_timeout", "idleTimeout",
         "A connection read-idle this long is dead (client reconnects). 0 = 3 * interval; "
-        "otherwise >= 2 * interval."),
+        "otherwise >= 2 * interval and at least 2 wheel ticks."),
     field<H, &H::closeTimeout, kDuration>(
         "close_timeout", "closeTimeout",
         "Server: a channel idle longer than this is closed. 0 = idle_timeout (after its own "
-        "default)."),
+        "default); otherwise at least 2 wheel ticks."),
     field<H, &H::reconnect, kPolicy>(
         "reconnect", "reconnect",
         "Delay between reconnect attempts (error names: \"disconnected\", \"read-idle\"). "
@@ -90,7 +91,9 @@ constexpr Field<F> kFailbackFields[] = {
 }  // namespace
 
 constexpr Section<H> kHeartbeatSection{kHeartbeatFields, [](const H& o) { tasks::validate(o); },
-                                       "idle_timeout is 0 or >= 2 * interval"};
+                                       "idle_timeout is 0 or >= 2 * interval; interval, and "
+                                       "idle_timeout and close_timeout when not 0, are at least "
+                                       "2 wheel ticks (2 * wheel.tick)"};
 constexpr Section<F> kFailbackSection{kFailbackFields, [](const F& o) { tasks::validate(o); }};
 
 }  // namespace wheelbeat::config::detail

@@ -20,24 +20,26 @@ using std::chrono::nanoseconds;
 // The expectation of a value that is not a duration at all.
 inline constexpr std::string_view kDurationExpected =
     "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
-    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
-    "milliseconds";
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\")";
+// The expectation of a bare JSON number where a duration goes: its unit is missing.
+inline constexpr std::string_view kDurationNoUnit = "a duration with a unit, e.g. \"30s\"";
 
 // Why parseDuration() found no duration.
-enum class DurationError { None, Malformed, Negative, Overflow, Inexact };
+enum class DurationError { None, Malformed, NoUnit, Negative, Overflow, Inexact };
 
 // A duration: a string of one or more terms "<number><unit>" — number = digits with an optional
 // fraction ("1.5"), unit = h, m, s, ms, us or ns, each unit at most once and in that order
-// ("1h30m", "1m0.5s") — or a JSON integer of milliseconds. nullopt otherwise, with *why set:
-// Negative for a value that would be one with its "-" removed (and negative numbers), Overflow
-// beyond int64 nanoseconds (~292 years), Inexact for a fraction finer than a nanosecond
-// ("0.5ns"), Malformed for anything else (unknown units, spaces, exponents, a bare number).
+// ("1h30m", "1m0.5s"). nullopt otherwise, with *why set: NoUnit for any JSON number (30 says
+// neither seconds nor milliseconds), Negative for a string that would be one with its "-"
+// removed, Overflow beyond int64 nanoseconds (~292 years), Inexact for a fraction finer than a
+// nanosecond ("0.5ns"), Malformed for anything else (unknown units, spaces, exponents, "30").
 [[nodiscard]] std::optional<nanoseconds> parseDuration(const Json& value,
                                                        DurationError* why = nullptr);
 // The largest unit that shows `d` exactly ("1m", "500ms", "1500us"); 0 is "0s". Never negative
 // for what the loader accepts; a negative value is written in nanoseconds ("-5ns").
 [[nodiscard]] std::string formatDuration(nanoseconds d);
-// What toJson() writes: formatDuration(d) as a string, or the integer 0 for zero.
+// What toJson() writes: formatDuration(d) as a string ("0s" for zero), which parseDuration() reads
+// back.
 [[nodiscard]] Json durationJson(nanoseconds d);
 
 // A duration >= `min`; readPositiveDuration: > 0.

@@ -3,6 +3,9 @@
 
 #include "address.h"
 
+#include <wheelbeat/core/duration_format.h>
+#include <wheelbeat/core/log.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -219,6 +222,7 @@ void ClientChannel::connected(Stream& stream, int status) noexcept {
 // so it is announced once the channel accepts frames, and before onConnected, whose code may
 // read state() (the registry's engines do).
 void ClientChannel::attached() noexcept {
+  connectStamp_ = lastRead();  // attach() stamped it; no read has run yet (this is the loop)
   setState(ClientState::Connected, fmt::format("connected to {}", target()));
 }
 
@@ -241,11 +245,31 @@ void ClientChannel::reconnectNow(const std::string& reason) noexcept {
   // An attempt in flight is left alone: its connect timeout bounds it.
   if (state() == ClientState::Connecting) return;
   if (Stream* stream = current()) {
+    countReadIdle(reason);
     reconnectPending_ = true;  // connect again from streamClosed(), once the socket is gone
     closeStream(*stream, CloseReason{CloseKind::Reconnect, {}, reason});
     return;
   }
   connect();
+}
+
+// The reconnect task names a read-idle reconnect by the idleness it saw: "read idle 9s >=
+// idleTimeout 9s", or with the φ detector "phi 8.4 >= 8 after read idle 2.3s"; its other reason is
+// "disconnected". A peer that never answers within the idle timeout (the timeout too tight for
+// it, or a peer that accepts and stays silent) makes every connection end that way: said once,
+// at Warn, with the numbers to compare, as it is not the link failing.
+void ClientChannel::countReadIdle(const std::string& reason) noexcept {
+  if (reason.find("read idle") == std::string::npos) return;
+  readIdleStreak_ = lastRead() == connectStamp_ ? readIdleStreak_ + 1 : 1;
+  if (readIdleStreak_ != kReadIdleWarnAfter || !core::logEnabled(core::LogLevel::Warn)) return;
+  tasks::HeartbeatOptions h = options_.heartbeat;
+  h.seed = 1;  // resolved() then draws no random seed: only the idle timeout is wanted
+  const std::chrono::nanoseconds idle = h.resolved().idleTimeout;
+  core::log(core::LogLevel::Warn,
+            "{}: {} read-idle reconnects in a row (idle timeout {}, heartbeat interval {}): the "
+            "peer answers slower than the idle timeout?",
+            logName(), readIdleStreak_, core::formatDurationExact(idle),
+            core::formatDurationExact(h.interval));
 }
 
 // The socket is gone (or could not be made): the reconnect task counts its backoff from now,

@@ -66,6 +66,7 @@ private:
   void connected(Stream& stream, int status) noexcept;                              // loop
   void connectTimedOut(std::uint64_t attempt) noexcept;                             // loop
   void reconnectNow(const std::string& reason) noexcept;                            // loop
+  void countReadIdle(const std::string& reason) noexcept;                           // loop
   void armConnectTimeout(std::uint64_t attempt);
   void cancelTimers() noexcept;
   void wakeReconnectTask() noexcept;
@@ -95,6 +96,12 @@ private:
   bool reconnectPending_ = false;
   Resolve* resolving_ = nullptr;     // the name resolution in flight, if any
   std::uint64_t resolvedRound_ = 0;  // which address of a resolved list the next attempt takes
+  // Read-idle reconnects in a row with no read on the connections between them: at
+  // kReadIdleWarnAfter one Warn says the peer may answer slower than the idle timeout.
+  // connectStamp_ is lastRead() as the connect stamped it: a read moves lastRead() past it.
+  static constexpr std::uint64_t kReadIdleWarnAfter = 3;
+  std::uint64_t readIdleStreak_ = 0;
+  std::chrono::nanoseconds connectStamp_{0};
 };
 
 }  // namespace wheelbeat::net::detail

@@ -45,10 +45,10 @@ void checkSendQueue(std::size_t queue, const CodecOptions& codec, std::string_vi
 
 // Re-throws a nested validator's error under `member` of `options` ("HeartbeatOptions.x" →
 // "ServerOptions.heartbeat.x").
-template <typename Options>
-void checkNested(const Options& o, std::string options, std::string_view member) {
+template <typename Options, typename... Args>
+void checkNested(const Options& o, std::string options, std::string_view member, Args... args) {
   try {
-    tasks::validate(o);
+    tasks::validate(o, args...);
   } catch (const core::OptionError& e) {
     throw e.within(std::move(options), member);
   }
@@ -79,6 +79,16 @@ void validate(const ClientOptions& o) {
   checkCodec(o.codec, "ClientOptions.codec");
   checkSendQueue(o.maxSendQueue, o.codec, "ClientOptions");
   checkNested(o.heartbeat, "ClientOptions", "heartbeat");
+}
+
+void validate(const ServerOptions& o, std::chrono::nanoseconds tick) {
+  validate(o);
+  checkNested(o.heartbeat, "ServerOptions", "heartbeat", tick);
+}
+
+void validate(const ClientOptions& o, std::chrono::nanoseconds tick) {
+  validate(o);
+  checkNested(o.heartbeat, "ClientOptions", "heartbeat", tick);
 }
 
 }  // namespace wheelbeat::net

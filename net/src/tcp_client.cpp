@@ -42,21 +42,22 @@ std::string_view connectivityName(Connectivity c) noexcept {
 TcpClient::TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
                      ChannelHandler handler, StateCallback onStateChange)
     : loop_(loop), listener_(options.taskListener), metrics_(options.taskMetrics) {
-  validate(options);
+  validate(options, timer.tickDuration());
   build(timer, std::move(options), std::move(handler), std::move(onStateChange));
 }
 
 namespace {
 // Validated before the group's round robin moves on: a rejected call changes no state.
-EventLoop& pickLoop(EventLoopGroup& group, const ClientOptions& options) {
-  validate(options);
+EventLoop& pickLoop(EventLoopGroup& group, const ClientOptions& options,
+                    const core::HashedWheelTimer& timer) {
+  validate(options, timer.tickDuration());
   return group.next();
 }
 }  // namespace
 
 TcpClient::TcpClient(EventLoopGroup& group, core::HashedWheelTimer& timer, ClientOptions options,
                      ChannelHandler handler, StateCallback onStateChange)
-    : loop_(pickLoop(group, options)),
+    : loop_(pickLoop(group, options, timer)),
       listener_(options.taskListener),
       metrics_(options.taskMetrics) {
   build(timer, std::move(options), std::move(handler), std::move(onStateChange));

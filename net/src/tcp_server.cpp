@@ -17,7 +17,7 @@ namespace wheelbeat::net {
 
 TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
                      ChannelHandler handler) {
-  validate(options);
+  validate(options, timer.tickDuration());
   loops_.push_back(&loop);
   const Endpoint listen = options.listen;
   // Copied out first: `options` moves into the core in the same call.
@@ -31,7 +31,7 @@ TcpServer::TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptio
 
 TcpServer::TcpServer(EventLoopGroup& group, core::HashedWheelTimer& timer,
                      const ServerOptions& options, ChannelHandler handler) {
-  validate(options);
+  validate(options, timer.tickDuration());
   auto shared = std::make_shared<detail::ServerShared>();
   auto sharedHandler = std::make_shared<const ChannelHandler>(std::move(handler));
   for (std::size_t i = 0; i < group.size(); ++i) {

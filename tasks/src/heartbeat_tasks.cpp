@@ -39,9 +39,22 @@ nanoseconds effectiveClose(const HeartbeatOptions& o) noexcept {
   return o.closeTimeout == nanoseconds(0) ? effectiveIdle(o) : o.closeTimeout;
 }
 
-const HeartbeatOptions& checked(const HeartbeatOptions& o) {
-  validate(o);
+// Validated against the wheel that will run the task.
+const HeartbeatOptions& checked(const HeartbeatOptions& o, const core::HashedWheelTimer& timer) {
+  validate(o, timer.tickDuration());
   return o;
+}
+
+// A period of a task on a wheel of ticks `tick` must span at least 2 ticks: the wheel fires a
+// timeout at the first tick at or after its deadline, so a shorter period is stretched to the tick
+// and idle times measured against it are off by up to a whole period.
+void atLeastTwoTicks(std::string field, nanoseconds value, nanoseconds tick) {
+  const nanoseconds least = saturatingTimes(tick, 2);
+  if (value < least) {
+    reject(std::move(field), core::formatDurationExact(value),
+           fmt::format("at least 2 wheel ticks = {}; the wheel's tick is {}",
+                       core::formatDurationExact(least), core::formatDurationExact(tick)));
+  }
 }
 
 // Runs a nested validate(), renaming its messages: "RetryOptions.maxDelay = ..." becomes
@@ -129,6 +142,13 @@ void validate(const HeartbeatOptions& o) {
   nested("phi", [&] { validate(o.phi); });
 }
 
+void validate(const HeartbeatOptions& o, nanoseconds tick) {
+  validate(o);
+  atLeastTwoTicks("interval", o.interval, tick);
+  if (o.idleTimeout != nanoseconds(0)) atLeastTwoTicks("idleTimeout", o.idleTimeout, tick);
+  if (o.closeTimeout != nanoseconds(0)) atLeastTwoTicks("closeTimeout", o.closeTimeout, tick);
+}
+
 // HeartbeatTimerTask
 
 HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
@@ -137,7 +157,7 @@ HeartbeatTimerTask::HeartbeatTimerTask(core::HashedWheelTimer& timer,
                                        std::shared_ptr<TaskListener> listener,
                                        std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
-      heartbeat_(checked(options).interval),
+      heartbeat_(checked(options, timer).interval),
       interval_(heartbeat_ / 3),
       spreadState_(options.spreadFirst ? options.resolved().seed | 1 : 0),
       phaseAt_(options.spreadFirst ? kPickPhase : kNoPhase) {}
@@ -201,7 +221,7 @@ ReconnectTimerTask::ReconnectTimerTask(core::HashedWheelTimer& timer,
                                        const HeartbeatOptions& options,
                                        std::shared_ptr<TaskListener> listener,
                                        std::shared_ptr<TaskMetrics> metrics)
-    : ReconnectTimerTask(Resolved{}, timer, std::move(channel), checked(options).resolved(),
+    : ReconnectTimerTask(Resolved{}, timer, std::move(channel), checked(options, timer).resolved(),
                          std::move(listener), std::move(metrics)) {}
 
 ReconnectTimerTask::ReconnectTimerTask(Resolved /*tag*/, core::HashedWheelTimer& timer,
@@ -287,7 +307,7 @@ CloseTimerTask::CloseTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Chan
                                std::shared_ptr<TaskListener> listener,
                                std::shared_ptr<TaskMetrics> metrics)
     : AbstractTimerTask(timer, std::move(channel), std::move(listener), std::move(metrics)),
-      closeTimeout_(effectiveClose(checked(options))),
+      closeTimeout_(effectiveClose(checked(options, timer))),
       interval_(checkEvery(options, closeTimeout_)),
       phi_(options.detector == DetectorKind::Phi),
       idleRule_(phi_, closeTimeout_ / 3) {}

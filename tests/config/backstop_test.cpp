@@ -22,11 +22,14 @@ constexpr const char* kExpected =
 // Documents at the edges of every rule, valid or just past the edge.
 const std::vector<std::string> kEdgeDocuments = {
     R"({"wheel":{"tick":"1ns","ticks_per_wheel":1}})",
-    R"({"wheel":{"tick":"2562047h","ticks_per_wheel":1}})",
-    R"({"wheel":{"tick":"4503599627370495ns","ticks_per_wheel":1024}})",
+    R"({"wheel":{"tick":"2562047h","ticks_per_wheel":1}})",  // no heartbeat spans 2 such ticks
+    R"({"wheel":{"tick":"4611686018427387903ns","ticks_per_wheel":1},"heartbeat":{"interval":"9223372036854775806ns"}})",
+    R"({"wheel":{"tick":"4503599627370495ns","ticks_per_wheel":1024},"heartbeat":{"interval":"9007199254740990ns"}})",
     R"({"wheel":{"tick":"4503599627370496ns","ticks_per_wheel":2048}})",
     R"({"wheel":{"tick":"8589934591ns","ticks_per_wheel":1073741824}})",
-    R"({"heartbeat":{"interval":"1ns","idle_timeout":"2ns"}})",
+    R"({"wheel":{"tick":"1ms"},"heartbeat":{"interval":"2ms","idle_timeout":"4ms"}})",
+    R"({"wheel":{"tick":"1ns"},"heartbeat":{"interval":"1999999ns"}})",  // the timer runs 1ms
+    R"({"wheel":{"tick":"100ms"},"heartbeat":{"interval":"1s","close_timeout":"199ms"}})",
     R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"9223372036854775807ns"}})",
     R"({"heartbeat":{"interval":"9223372036854775807ns","idle_timeout":"1ns"}})",
     R"({"heartbeat":{"reconnect":{"initial_delay":"1ns","max_delay":"1ns","jitter_ratio":0}}})",
@@ -48,7 +51,7 @@ const std::vector<std::string> kEdgeDocuments = {
     R"({"service":{"interface":"i","application":"a","version":"","group":"","methods":[],"timeout":"1ms","protocol":"p"}})",
     R"({"service":{"interface":"*","version":"*","group":"a,b","methods":["m"],"timeout":"2562047h"}})",
     R"({"service":{}})",
-    R"({"service":{"interface":"","application":"","methods":[""],"timeout":0,"protocol":""}})",
+    R"({"service":{"interface":"","application":"","methods":[""],"timeout":"0s","protocol":""}})",
     R"({"service":{"interface":"a/b","version":"1 0","group":"\t","methods":["a,b"],"protocol":"a:b"}})",
     R"({"service":{"interface":"i","timeout":"999us"}})",
     R"({"metrics":{"listen":"[::1]:0","max_header_bytes":256,"request_timeout":"1ms","max_connections":1}})",
@@ -56,10 +59,10 @@ const std::vector<std::string> kEdgeDocuments = {
     R"({"metrics":{"listen":"h:1","max_header_bytes":255,"request_timeout":"999us","max_connections":0}})",
     R"({"metrics":{}})",
     R"({"cluster":{"mode":"broadcast","retries":100,"forks":100,"deadline":"1ns","seed":18446744073709551615}})",
-    R"({"cluster":{"outlier":{"consecutive_failures":1000,"failure_percent":100,"minimum_volume":1,"interval":"1ms","base_ejection_time":"1ms","max_ejection_time":"1ms","max_ejection_percent":100,"suspect_factor":1000000,"suspect_floor":0}}})",
-    R"({"cluster":{"hedging":{"enabled":true,"percentile":50,"floor":0,"window":"10ms","min_samples":1,"max_extra_percent":100},"budget":{"ratio":0,"min_retries_per_second":1}}})",
-    R"({"cluster":{"directory":{"leave_drain":0,"protection_window":0,"min_heartbeat":"1ns","max_heartbeat":"1ns"}}})",
-    R"({"cluster":{"mode":"failback","retries":101,"forks":0,"deadline":0,"attempt_timeout":"1ns"}})",
+    R"({"cluster":{"outlier":{"consecutive_failures":1000,"failure_percent":100,"minimum_volume":1,"interval":"1ms","base_ejection_time":"1ms","max_ejection_time":"1ms","max_ejection_percent":100,"suspect_factor":1000000,"suspect_floor":"0s"}}})",
+    R"({"cluster":{"hedging":{"enabled":true,"percentile":50,"floor":"0s","window":"10ms","min_samples":1,"max_extra_percent":100},"budget":{"ratio":0,"min_retries_per_second":1}}})",
+    R"({"cluster":{"directory":{"leave_drain":"0s","protection_window":"0s","min_heartbeat":"1ns","max_heartbeat":"1ns"}}})",
+    R"({"cluster":{"mode":"failback","retries":101,"forks":0,"deadline":"0s","attempt_timeout":"1ns"}})",
     R"({"cluster":{"outlier":{"consecutive_failures":1001,"suspect_factor":0.999,"base_ejection_time":"1ms","max_ejection_time":"999us"}}})",
     R"({"cluster":{"mode":"failsafe","hedging":{"enabled":true,"percentile":99.9999,"max_extra_percent":100.0001}}})",
     R"({"cluster":{"hedging":{"enabled":true},"budget":{"ratio":0,"min_retries_per_second":0}}})",
@@ -136,6 +139,10 @@ TEST_CASE("backstop: the wheel's rules are the timer's") {
   Config c;
   c.wheel.ticksPerWheel = 0;
   CHECK(backstopErrors(c).size() == 1);
+  // 2 ticks, in every copy of the heartbeat section (the loader copies it into server and client).
+  c.heartbeat.interval = std::chrono::nanoseconds(std::int64_t{1} << 53);
+  c.server.heartbeat = c.heartbeat;
+  c.client.heartbeat = c.heartbeat;
   c.wheel = {std::chrono::nanoseconds(4503599627370496), 2048, 0};  // 2^52 ns × 2^11 = 2^63
   CHECK(backstopErrors(c).size() == 1);
   c.wheel.ticksPerWheel = 1025;  // rounded up to 2048 as well
@@ -143,6 +150,20 @@ TEST_CASE("backstop: the wheel's rules are the timer's") {
   c.wheel.ticksPerWheel = 1024;
   CHECK(backstopErrors(c).empty());
   CHECK(backstopErrors(Config{}).empty());
+}
+
+TEST_CASE("backstop: the heartbeat's periods are checked against the tick as TcpClient does") {
+  Config c;
+  c.server.heartbeat.interval = 150ms;  // the tick is 100ms; the loader copies "heartbeat" here
+  c.client.heartbeat.interval = 150ms;
+  const std::string expected =
+      "heartbeat.interval = 150ms (expected: at least 2 wheel ticks = 200ms; the wheel's tick is "
+      "100ms)";
+  CHECK(backstopErrors(c) ==
+        std::vector<ConfigError>{{"", "\"ServerOptions." + expected + "\"", kExpected},
+                                 {"", "\"ClientOptions." + expected + "\"", kExpected}});
+  c.wheel.tickDuration = 1ns;  // runs as 1ms
+  CHECK(backstopErrors(c).empty());
 }
 
 TEST_CASE("backstop: no edge or sample document ever reaches it") {

@@ -15,8 +15,8 @@ struct Bad {
 
 const std::string kDuration =
     "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
-    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
-    "milliseconds";
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\")";
+const std::string kNoUnit = "a duration with a unit, e.g. \"30s\"";
 const std::string kNegative = "a non-negative duration";
 const std::string kErrorName =
     "an error name: one of \"timeout\", \"disconnected\", \"read-idle\", \"overloaded\", "
@@ -69,8 +69,29 @@ const std::vector<Bad> kBad = {
      {e(R"(/heartbeat/idle_timeout: "90s")", ">= 2 * interval = 2m")}},
     {R"({"heartbeat":{"idle_timeout":"1m"}})",
      {e(R"(/heartbeat/idle_timeout: "1m")", ">= 2 * interval = 2m")}},
-    {R"({"heartbeat":{"interval":0}})", {e("/heartbeat/interval: 0", "> 0")}},
-    {R"({"heartbeat":{"interval":-5}})", {e("/heartbeat/interval: -5", kNegative)}},
+    {R"({"heartbeat":{"interval":"0s"}})", {e(R"(/heartbeat/interval: "0s")", "> 0")}},
+    {R"({"heartbeat":{"interval":30}})", {e("/heartbeat/interval: 30", kNoUnit)}},
+    {R"({"heartbeat":{"interval":0}})", {e("/heartbeat/interval: 0", kNoUnit)}},
+    {R"({"heartbeat":{"interval":-5}})", {e("/heartbeat/interval: -5", kNoUnit)}},
+    {R"({"heartbeat":{"interval":"-5s"}})", {e(R"(/heartbeat/interval: "-5s")", kNegative)}},
+    // heartbeat periods against the wheel's tick: at least 2 ticks, naming both keys
+    {R"({"wheel":{"tick":"100ms"},"heartbeat":{"interval":"50ms"}})",
+     {e(R"(/heartbeat/interval: "50ms")",
+        R"(at least 2 wheel ticks = 200ms; /wheel/tick is "100ms")")}},
+    {R"({"heartbeat":{"interval":"199ms"}})",
+     {e(R"(/heartbeat/interval: "199ms")",
+        R"(at least 2 wheel ticks = 200ms; /wheel/tick is "100ms")")}},
+    {R"({"wheel":{"tick":"1m"}})",
+     {e(R"(/heartbeat/interval: "1m")", R"(at least 2 wheel ticks = 2m; /wheel/tick is "1m")")}},
+    {R"({"wheel":{"tick":"1s"},"heartbeat":{"interval":"500ms","idle_timeout":"1s",
+        "close_timeout":"1500ms"}})",
+     {e(R"(/heartbeat/interval: "500ms")", R"(at least 2 wheel ticks = 2s; /wheel/tick is "1s")"),
+      e(R"(/heartbeat/idle_timeout: "1s")", R"(at least 2 wheel ticks = 2s; /wheel/tick is "1s")"),
+      e(R"(/heartbeat/close_timeout: "1500ms")",
+        R"(at least 2 wheel ticks = 2s; /wheel/tick is "1s")")}},
+    {R"({"wheel":{"tick":"0.5ms"},"heartbeat":{"interval":"1ms"}})",  // the timer runs 1ms
+     {e(R"(/heartbeat/interval: "1ms")",
+        R"(at least 2 wheel ticks = 2ms; /wheel/tick is "0.5ms")")}},
     {R"({"heartbeat":{"interval":"60"}})", {e(R"(/heartbeat/interval: "60")", kDuration)}},
     {R"({"heartbeat":{"interval":"60 s"}})", {e(R"(/heartbeat/interval: "60 s")", kDuration)}},
     {R"({"heartbeat":{"interval":"60sec"}})", {e(R"(/heartbeat/interval: "60sec")", kDuration)}},
@@ -109,10 +130,10 @@ const std::vector<Bad> kBad = {
     {R"({"heartbeat":{"phi":{"minStdDeviation":"1s"}}})",
      {e(R"(/heartbeat/phi/minStdDeviation: "1s")",
         "a known key: threshold, min_std_deviation, acceptable_pause, window")}},
-    {R"({"heartbeat":{"phi":{"threshold":0,"window":0},"detector":"PHI","interval":0}})",
+    {R"({"heartbeat":{"phi":{"threshold":0,"window":0},"detector":"PHI","interval":"0s"}})",
      {e("/heartbeat/phi/threshold: 0", "> 0, finite"), e("/heartbeat/phi/window: 0", "1 .. 100000"),
       e(R"(/heartbeat/detector: "PHI")", R"(one of "fixed", "phi")"),
-      e("/heartbeat/interval: 0", "> 0")}},
+      e(R"(/heartbeat/interval: "0s")", "> 0")}},
     // retry policies
     {R"({"retry":{"payments":{"max_delay":"500ms"}}})",
      {e(R"(/retry/payments/max_delay: "500ms")", ">= initial_delay = 1s")}},
@@ -135,7 +156,8 @@ const std::vector<Bad> kBad = {
     {R"({"retry":{"p":{"retry_on":["disconnected","closed","Timeout"]}}})",
      {e(R"(/retry/p/retry_on/1: "closed")", kErrorName),
       e(R"(/retry/p/retry_on/2: "Timeout")", kErrorName)}},
-    {R"({"retry":{"p":{"initial_delay":0}}})", {e("/retry/p/initial_delay: 0", "> 0")}},
+    {R"({"retry":{"p":{"initial_delay":"0s"}}})", {e(R"(/retry/p/initial_delay: "0s")", "> 0")}},
+    {R"({"retry":{"p":{"initial_delay":1000}}})", {e("/retry/p/initial_delay: 1000", kNoUnit)}},
     {R"({"retry":{"p":{"deadline":"-1s"}}})", {e(R"(/retry/p/deadline: "-1s")", kNegative)}},
     {R"({"retry":[]})", {e("/retry: []", "an object of named retry policies")}},
     {R"({"retry":{"p":5}})", {e("/retry/p: 5", "an object")}},
@@ -244,7 +266,7 @@ const std::vector<Bad> kBad = {
       e("/service/methods/4: 7", kMethod)}},
     {R"({"service":{"interface":"i","methods":"sayHello"}})",
      {e(R"(/service/methods: "sayHello")", "an array of method names")}},
-    {R"({"service":{"interface":"i","timeout":0}})", {e("/service/timeout: 0", "> 0")}},
+    {R"({"service":{"interface":"i","timeout":1000}})", {e("/service/timeout: 1000", kNoUnit)}},
     {R"({"service":{"interface":"i","timeout":"0ms"}})", {e(R"(/service/timeout: "0ms")", "> 0")}},
     {R"({"service":{"interface":"i","timeout":"-1s"}})",
      {e(R"(/service/timeout: "-1s")", kNegative)}},
@@ -283,7 +305,7 @@ const std::vector<Bad> kBad = {
     {R"({"metrics":{"listen":"127.0.0.1:9464","max_header_bytes":"8k"}})",
      {e(R"(/metrics/max_header_bytes: "8k")", "an integer >= 0")}},
     {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":0}})",
-     {e("/metrics/request_timeout: 0", "> 0")}},
+     {e("/metrics/request_timeout: 0", kNoUnit)}},
     {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":"0s"}})",
      {e(R"(/metrics/request_timeout: "0s")", "> 0")}},
     {R"({"metrics":{"listen":"127.0.0.1:9464","request_timeout":"-5s"}})",

@@ -52,7 +52,8 @@ const std::vector<Bad> kBad = {
     {R"({"cluster":{"deadline":"-1s","attempt_timeout":"-5ms"}})",
      {e(R"(/cluster/deadline: "-1s")", "a non-negative duration"),
       e(R"(/cluster/attempt_timeout: "-5ms")", "a non-negative duration")}},
-    {R"({"cluster":{"deadline":0}})", {e("/cluster/deadline: 0", "> 0")}},
+    {R"({"cluster":{"deadline":0}})",
+     {e("/cluster/deadline: 0", R"(a duration with a unit, e.g. "30s")")}},
     {R"({"cluster":{"deadline":"0s","retries":101,"forks":0}})",
      {e("/cluster/retries: 101", "0..100"), e("/cluster/forks: 0", "1..100"),
       e(R"(/cluster/deadline: "0s")", "> 0")}},
@@ -85,12 +86,13 @@ const std::vector<Bad> kBad = {
      {e("/cluster/hedging/enabled: 1", "true or false")}},
     // outlier: each rule, and the one between two keys blamed on the key written
     {R"({"cluster":{"outlier":{"consecutive_failures":1001,"failure_percent":101,
-        "minimum_volume":0,"interval":0,"base_ejection_time":"999us","max_ejection_percent":101,
+        "minimum_volume":0,"interval":"0s","base_ejection_time":"999us","max_ejection_percent":101,
         "suspect_factor":0.5,"suspect_floor":"-1ms"}}})",
      {e(R"(/cluster/outlier/suspect_floor: "-1ms")", "a non-negative duration"),
       e("/cluster/outlier/consecutive_failures: 1001", "0 (off) or 1..1000"),
       e("/cluster/outlier/failure_percent: 101", "0 (off) or 1..100"),
-      e("/cluster/outlier/minimum_volume: 0", ">= 1"), e("/cluster/outlier/interval: 0", ">= 1ms"),
+      e("/cluster/outlier/minimum_volume: 0", ">= 1"),
+      e(R"(/cluster/outlier/interval: "0s")", ">= 1ms"),
       e(R"(/cluster/outlier/base_ejection_time: "999us")", ">= 1ms"),
       e("/cluster/outlier/max_ejection_percent: 101", "0..100"),
       e("/cluster/outlier/suspect_factor: 0.5", "0 (off) or 1..1000000")}},
@@ -101,13 +103,13 @@ const std::vector<Bad> kBad = {
     {R"({"cluster":{"outlier":{"base_ejection_time":"2m","max_ejection_time":"1m"}}})",
      {e(R"(/cluster/outlier/max_ejection_time: "1m")", ">= base_ejection_time = 2m")}},
     // budget: the retry_budget keys and rules
-    {R"({"cluster":{"budget":{"ratio":-0.5,"window":0}}})",
+    {R"({"cluster":{"budget":{"ratio":-0.5,"window":"0s"}}})",
      {e("/cluster/budget/ratio: -0.5", "0 <= ratio <= 1000"),
-      e("/cluster/budget/window: 0", ">= 1ms")}},
+      e(R"(/cluster/budget/window: "0s")", ">= 1ms")}},
     // directory
-    {R"({"cluster":{"directory":{"min_heartbeat":0,"leave_drain":"-1s"}}})",
+    {R"({"cluster":{"directory":{"min_heartbeat":"0s","leave_drain":"-1s"}}})",
      {e(R"(/cluster/directory/leave_drain: "-1s")", "a non-negative duration"),
-      e("/cluster/directory/min_heartbeat: 0", "> 0")}},
+      e(R"(/cluster/directory/min_heartbeat: "0s")", "> 0")}},
     {R"({"cluster":{"directory":{"min_heartbeat":"10m"}}})",
      {e(R"(/cluster/directory/min_heartbeat: "10m")", "<= max_heartbeat = 300s")}},
     {R"({"cluster":{"directory":{"min_heartbeat":"2s","max_heartbeat":"1s"}}})",
@@ -193,7 +195,7 @@ TEST_CASE("cluster: every key changed comes back equal through toJson") {
                                        {"window", "20s"},
                                        {"min_samples", 50},
                                        {"max_extra_percent", 12.5}});
-  CHECK(j["directory"]["leave_drain"] == 0);
+  CHECK(j["directory"]["leave_drain"] == "0s");
 }
 
 TEST_CASE("cluster: every mode and balancer comes back by its name") {

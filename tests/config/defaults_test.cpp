@@ -80,14 +80,15 @@ TEST_CASE("defaults: service values at the edges are accepted") {
   CHECK(c.service.timeout == 1ms);
   CHECK(c.service.protocol == "tri");
   for (const std::string timeout :
-       {"1", R"("1000us")", R"("1000000ns")", R"("1h")", "2147483647"}) {
+       {R"("1ms")", R"("1000us")", R"("1000000ns")", R"("1h")", R"("2147483647ms")"}) {
     CAPTURE(timeout);
     CHECK(wbtest::messagesOf(R"({"service":{"interface":"i","timeout":)" + timeout + "}}").empty());
   }
   const Config methods =
       loadString(R"({"service":{"interface":"a.B$C","methods":["sayHello","say_bye","$echo"]}})");
   CHECK(methods.service.methods == std::vector<std::string>{"sayHello", "say_bye", "$echo"});
-  CHECK(loadString(R"({"service":{"interface":"i","timeout":1500}})").service.timeout == 1500ms);
+  CHECK(loadString(R"({"service":{"interface":"i","timeout":"1500ms"}})").service.timeout ==
+        1500ms);
 }
 
 TEST_CASE("defaults: phi keys left out keep their defaults and boundaries are accepted") {
@@ -101,7 +102,7 @@ TEST_CASE("defaults: phi keys left out keep their defaults and boundaries are ac
   CHECK(edge.heartbeat.phi.threshold == 1e-300);
   CHECK(edge.heartbeat.phi.minStdDeviation == 1ns);
   CHECK(edge.heartbeat.phi.window == 1);
-  CHECK(loadString(R"({"heartbeat":{"phi":{"window":100000,"acceptable_pause":1500}}})")
+  CHECK(loadString(R"({"heartbeat":{"phi":{"window":100000,"acceptable_pause":"1.5s"}}})")
             .heartbeat.phi.acceptablePause == 1500ms);
 }
 

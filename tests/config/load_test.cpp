@@ -82,7 +82,7 @@ TEST_CASE("syntax errors: a file with a syntax error") {
 }
 
 TEST_CASE("tryLoad vs load: the same errors and the same config") {
-  const std::string bad = R"({"wheel":{"tick":0},"log_level":"no"})";
+  const std::string bad = R"({"wheel":{"tick":"0s"},"log_level":"no"})";
   const auto result = wheelbeat::config::tryLoadString(bad);
   REQUIRE_FALSE(result);
   try {

@@ -44,8 +44,8 @@ TEST_CASE("metrics: every key is read at the edges of its range") {
   CHECK(c.metrics->maxHeaderBytes == 256);
   CHECK(c.metrics->requestTimeout == 1ms);
   CHECK(c.metrics->maxConnections == 1);
-  CHECK(loadString(R"({"metrics":{"listen":"localhost:65535","request_timeout":250}})")
-            .metrics->requestTimeout == 250ms);  // an integer is milliseconds
+  CHECK(loadString(R"({"metrics":{"listen":"localhost:65535","request_timeout":"0.25s"}})")
+            .metrics->requestTimeout == 250ms);  // any unit, whole milliseconds
 }
 
 TEST_CASE("metrics: round trip with every key changed and equality sees each one") {

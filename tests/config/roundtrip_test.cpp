@@ -167,7 +167,7 @@ TEST_CASE("round trip: toJson writes the documented forms") {
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["max_connections"] == 0);
   CHECK(nlohmann::json::parse(toJson(Config{}))["server"]["shutdown_grace"] == "10s");
   CHECK(loadString(R"({"server":{"shutdown_grace":"250ms"}})").server.shutdownGrace == 250ms);
-  CHECK(loadString(R"({"server":{"shutdown_grace":0}})").server.shutdownGrace == 0ms);
+  CHECK(loadString(R"({"server":{"shutdown_grace":"0s"}})").server.shutdownGrace == 0ms);
   CHECK(j["log_level"] == "debug");
   CHECK(j["service"] == nlohmann::json{{"interface", "org.example.Greeter"},
                                        {"application", "shop"},
@@ -177,7 +177,7 @@ TEST_CASE("round trip: toJson writes the documented forms") {
                                        {"timeout", "1500ms"},
                                        {"protocol", "tri"}});
   CHECK(nlohmann::json::parse(toJson(Config{}))["retry"]["payments"].is_null());
-  CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["idle_timeout"] == 0);
+  CHECK(nlohmann::json::parse(toJson(Config{}))["heartbeat"]["idle_timeout"] == "0s");
 }
 
 TEST_CASE("round trip: equality sees a change in any single field") {

@@ -10,8 +10,7 @@ namespace {
 
 const std::string kDuration =
     "a duration: a non-negative number with a unit h, m, s, ms, us or ns, or several in that "
-    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\"), or a non-negative integer of "
-    "milliseconds";
+    "order (e.g. \"60s\", \"1.5s\", \"1m30s\", \"250us\")";
 const std::string kPolicyKeys =
     "a known key: backoff, initial_delay, multiplier, max_delay, jitter, jitter_ratio, "
     "max_attempts, deadline, retry_on, ignore";

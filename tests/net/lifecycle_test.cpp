@@ -2,6 +2,8 @@
 // reconnect, server restart on the same port, refused connects and retries, owner close.
 #include "support.h"
 
+#include <wheelbeat/core/option_error.h>
+
 #include <condition_variable>
 #include <memory>
 
@@ -28,6 +30,31 @@ struct RefusingPort {
 }  // namespace
 
 TEST_SUITE("net") {
+
+TEST_CASE("a heartbeat period below 2 ticks of the timer is refused by client and server") {
+  Env env;  // a 10ms tick
+  const std::string least = " (expected: at least 2 wheel ticks = 20ms; the wheel's tick is 10ms)";
+  ClientOptions client = clientOptions(1);
+  client.heartbeat.interval = 15ms;
+  CHECK_THROWS_WITH_AS(TcpClient(env.loop, env.timer, client),
+                       ("ClientOptions.heartbeat.interval = 15ms" + least).c_str(),
+                       wheelbeat::core::OptionError);
+  ServerOptions server = serverOptions();
+  server.heartbeat.closeTimeout = 19ms;
+  CHECK_THROWS_WITH_AS(TcpServer(env.loop, env.timer, server, {}),
+                       ("ServerOptions.heartbeat.closeTimeout = 19ms" + least).c_str(),
+                       wheelbeat::core::OptionError);
+  EventLoopGroup group(1);
+  CHECK_THROWS_WITH_AS(TcpServer(group, env.timer, server, {}),
+                       ("ServerOptions.heartbeat.closeTimeout = 19ms" + least).c_str(),
+                       wheelbeat::core::OptionError);
+  CHECK_THROWS_WITH_AS(TcpClient(group, env.timer, client),
+                       ("ClientOptions.heartbeat.interval = 15ms" + least).c_str(),
+                       wheelbeat::core::OptionError);
+  client.heartbeat.interval = 20ms;  // exactly 2 ticks
+  CHECK_NOTHROW(TcpClient(env.loop, env.timer, client));
+  CHECK(group.stop() == 0);
+}
 
 TEST_CASE("server closes an idle channel but keeps a heartbeating one") {
   Env env;

@@ -123,4 +123,33 @@ TEST_CASE("heartbeat options: edge values are valid") {
   CHECK_NOTHROW(wheelbeat::tasks::validate(o));
 }
 
+TEST_CASE("heartbeat options: each period spans at least 2 ticks of the wheel that runs it") {
+  Rig rig;  // a 10ms tick
+  REQUIRE(rig.tick() == 10ms);
+  auto ch = rig.channel();
+  const std::string least = " (expected: at least 2 wheel ticks = 20ms; the wheel's tick is 10ms)";
+  HeartbeatOptions o;
+  o.interval = 19ms;
+  const std::string interval = "HeartbeatOptions.interval = 19ms" + least;
+  CHECK(errorOf([&] { wheelbeat::tasks::validate(o, rig.tick()); }) == interval);
+  CHECK(errorOf([&] { HeartbeatTimerTask t(rig.timer(), ch, o); }) == interval);
+  CHECK(errorOf([&] { ReconnectTimerTask t(rig.timer(), ch, o); }) == interval);
+  CHECK(errorOf([&] { CloseTimerTask t(rig.timer(), ch, o); }) == interval);
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o));  // no wheel: > 0 is the rule
+  o.interval = 20ms;                             // exactly 2 ticks; idleTimeout 0: 60ms
+  CHECK_NOTHROW(wheelbeat::tasks::validate(o, rig.tick()));
+  CHECK_NOTHROW(CloseTimerTask(rig.timer(), ch, o));
+  o.closeTimeout = 19ms;
+  const std::string close = "HeartbeatOptions.closeTimeout = 19ms" + least;
+  CHECK(errorOf([&] { wheelbeat::tasks::validate(o, rig.tick()); }) == close);
+  CHECK(errorOf([&] { CloseTimerTask t(rig.timer(), ch, o); }) == close);
+  o.closeTimeout = 20ms;
+  CHECK_NOTHROW(CloseTimerTask(rig.timer(), ch, o));
+  // An idleTimeout below 2 ticks needs an interval below one: the interval is named first.
+  o.interval = 5ms;
+  o.idleTimeout = 10ms;
+  CHECK(errorOf([&] { wheelbeat::tasks::validate(o, rig.tick()); }) ==
+        "HeartbeatOptions.interval = 5ms" + least);
+}
+
 }  // TEST_SUITE("tasks")

@@ -7,8 +7,10 @@
 // Contract
 //   - Durations are "60s", "500ms", "2m", "1h", "250us", "5ns", decimals ("1.5s", "0.1s" as gRPC's
 //     JSON writes) and compounds with the units in that order ("1m30s", "1h0.5m") — a whole
-//     number of nanoseconds — or a non-negative integer of milliseconds. A negative one is
-//     reported as such ("-1s" (expected: a non-negative duration)); anything else is an error.
+//     number of nanoseconds — always a JSON string with a unit. A bare number is an error
+//     ("/heartbeat/interval: 30 (expected: a duration with a unit, e.g. \"30s\")"); a negative
+//     one is reported as such ("-1s" (expected: a non-negative duration)); anything else is an
+//     error. toJson() writes every duration with its unit, zero as "0s".
 //   - Missing keys take the structs' defaults; the required keys are service.interface (when
 //     "service" is present) and metrics.listen (when "metrics" is present). Unknown keys, keys
 //     written twice in one object, wrong types, out-of-range values and broken cross-field rules

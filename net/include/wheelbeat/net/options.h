@@ -104,5 +104,11 @@ struct ClientOptions {
 void validate(const CodecOptions& options);
 void validate(const ServerOptions& options);
 void validate(const ClientOptions& options);
+// validate(options), then its heartbeat against the wheel of tick `tick` that runs its tasks
+// (tasks::validate(HeartbeatOptions, tick)): "ClientOptions.heartbeat.interval = 50ms (expected:
+// at least 2 wheel ticks = 200ms; the wheel's tick is 100ms)". TcpServer / TcpClient check this
+// with their timer's tickDuration(). Thread: any.
+void validate(const ServerOptions& options, std::chrono::nanoseconds tick);
+void validate(const ClientOptions& options, std::chrono::nanoseconds tick);
 
 }  // namespace wheelbeat::net

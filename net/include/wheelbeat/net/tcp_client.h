@@ -16,6 +16,10 @@
 // on the loop thread for every change, before the handler's onConnected/onClosed of that change.
 // Every connection and every failed attempt ends with exactly one onClosed(reason): refused,
 // connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open), closed-by-owner.
+// Three read-idle reconnects in a row with no read on the connections between them log one Warn
+// ("client 127.0.0.1:9000: 3 read-idle reconnects in a row (idle timeout 300ms, heartbeat
+// interval 100ms): the peer answers slower than the idle timeout?"); a read starts the count
+// again.
 //
 // The connect timeout is a one-shot on the shared wheel (no uv_timer per client): cancelled when
 // the attempt completes, so an idle client holds exactly the two task timeouts.
@@ -80,7 +84,8 @@ public:
   // thread once the loop is gone).
   using ConnectivityCallback = std::function<void(const ConnectivityChange&)>;
 
-  // Validates `options` (std::invalid_argument, see options.h). options.server.host is an IP
+  // Validates `options` against the timer's tick (core::OptionError, see validate(options, tick)
+  // in options.h). options.server.host is an IP
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
   // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").

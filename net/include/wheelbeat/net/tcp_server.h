@@ -75,7 +75,8 @@ struct ShutdownReport {
 
 class TcpServer {
 public:
-  // Validates `options` (std::invalid_argument, see options.h). The loop and the timer must
+  // Validates `options` against the timer's tick (core::OptionError, see validate(options, tick)
+  // in options.h). The loop and the timer must
   // outlive the server. options.taskListener / taskMetrics observe the close-idle tasks.
   TcpServer(EventLoop& loop, core::HashedWheelTimer& timer, ServerOptions options,
             ChannelHandler handler);

@@ -11,15 +11,15 @@
 // task sleeps to the first check on its cadence after that. Decisions (and their times) are those
 // of a check at every interval; the runs are fewer (every 2-3 intervals while heartbeats flow).
 // With the φ detector (DetectorKind::Phi) they check every min(timeout, interval)/3, none skipped.
-// Unlike Dubbo, check intervals are not raised to 1 s: interval only has to be > 0 (tests and
-// tight deployments use short ones). Idle times are now - lastRead() / now - lastWrite() on the
-// timer's clock. Create each task with std::make_shared, then start(firstDelay) it (usually its
-// checkInterval()); see AbstractTimerTask for the chain's rules, threads and cancel().
-// Each action is also a core::log line naming the channel (Channel::logName()), at Debug:
-// "heartbeat sent (read idle 3s, write idle 3s)", "reconnect #2 in 1.6s: disconnected",
-// "reconnect #1 now: read idle 9s >= idleTimeout 9s", "closing: read idle 12s > closeTimeout 9s";
-// and at Warn "reconnect given up: max-attempts (after 3 reconnect(s))". Nothing is formatted
-// below the level.
+// Unlike Dubbo, check intervals are not raised to 1 s: interval only has to be at least 2 ticks of
+// the wheel that runs the tasks (tests and tight deployments use short ones). Idle times are now -
+// lastRead() / now - lastWrite() on the timer's clock. Create each task with std::make_shared, then
+// start(firstDelay) it (usually its checkInterval()); see AbstractTimerTask for the chain's rules,
+// threads and cancel(). Each action is also a core::log line naming the channel
+// (Channel::logName()), at Debug: "heartbeat sent (read idle 3s, write idle 3s)", "reconnect #2
+// in 1.6s: disconnected", "reconnect #1 now: read idle 9s >= idleTimeout 9s", "closing: read idle
+// 12s > closeTimeout 9s"; and at Warn "reconnect given up: max-attempts (after 3 reconnect(s))".
+// Nothing is formatted below the level.
 #pragma once
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
@@ -81,6 +81,14 @@ struct HeartbeatOptions {
 // messages read "HeartbeatOptions.reconnect.maxDelay = ..."); phi valid
 // ("HeartbeatOptions.phi.threshold = ...").
 void validate(const HeartbeatOptions& options);
+// validate(options), then the rules of the wheel that runs the tasks, of tick `tick` (its
+// HashedWheelTimer::tickDuration()): interval, and idleTimeout and closeTimeout when not 0, each
+// at least 2 ticks — a wheel fires at the first tick at or after a deadline, so a shorter period
+// is stretched to the tick. "HeartbeatOptions.interval = 50ms (expected: at least 2 wheel ticks =
+// 200ms; the wheel's tick is 100ms)". The defaults (0) derive from interval: 3 x interval and
+// idleTimeout pass when interval does. Reconnect delays are not periods: a delay shorter than a
+// tick waits one tick, never less, and nothing is measured against it. Thread: any.
+void validate(const HeartbeatOptions& options, std::chrono::nanoseconds tick);
 
 // When the fixed idle rule may be evaluated: every run without φ; with φ (whose checks run every
 // interval / 3) only every timeout / 3, as without it. Wheel thread only.
@@ -119,7 +127,7 @@ private:
 // heartbeat at a random point before the idle rule's first deadline, the rule from then on.
 class HeartbeatTimerTask final : public AbstractTimerTask {
 public:
-  // Throws std::invalid_argument for invalid options (see validate()).
+  // Throws core::OptionError for invalid options (validate(options, timer.tickDuration())).
   HeartbeatTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
                      const HeartbeatOptions& options,
                      std::shared_ptr<TaskListener> listener = nullptr,
@@ -168,7 +176,7 @@ private:
 // checkInterval() otherwise.
 class ReconnectTimerTask final : public AbstractTimerTask {
 public:
-  // Throws std::invalid_argument for invalid options (see validate()).
+  // Throws core::OptionError for invalid options (validate(options, timer.tickDuration())).
   ReconnectTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
                      const HeartbeatOptions& options,
                      std::shared_ptr<TaskListener> listener = nullptr,
@@ -212,7 +220,7 @@ private:
 // TaskMetrics::closes, TaskListener::onClose) and ends ("closed idle channel").
 class CloseTimerTask final : public AbstractTimerTask {
 public:
-  // Throws std::invalid_argument for invalid options (see validate()).
+  // Throws core::OptionError for invalid options (validate(options, timer.tickDuration())).
   CloseTimerTask(core::HashedWheelTimer& timer, std::weak_ptr<Channel> channel,
                  const HeartbeatOptions& options, std::shared_ptr<TaskListener> listener = nullptr,
                  std::shared_ptr<TaskMetrics> metrics = nullptr);
