@@ -138,6 +138,9 @@ Value Decoder::Impl::readMap(std::uint8_t tag, const std::uint8_t* start, std::s
     height = std::max(height, childHeight);
     Value value = readValue(depth + 1, childHeight);
     height = std::max(height, childHeight);
+    // Room for 4 entries at the first: a Dubbo attachments map holds 4 to 8 (no regrowth from
+    // 1, 2 to 4, each moving the entries).
+    if (map->entries.empty()) map->entries.reserve(4);
     map->entries.emplace_back(std::move(key), std::move(value));
   }
   closeSlot(slot, ++height, start);
