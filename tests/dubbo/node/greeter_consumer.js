@@ -9,6 +9,7 @@
 // (must be "ping"). stdout: one JSON line {target, calls, ok, mismatches: [...]}; exit 1 on a mismatch.
 const java = require('js-to-java');
 const { show, flags } = require('./check');
+const { dubboTsInvoker, call } = require('./dubbo_ts');
 
 const kService = 'org.wheelbeat.samples.Greeter';
 const opts = flags(process.argv.slice(2), { direct: '', zookeeper: '', expect: '' });
@@ -27,27 +28,10 @@ function direct() {
   return (method, arg) => greeter[method](arg);
 }
 
-// dubbo.ts 1.0.72: an invoker found in ZooKeeper; it throws on an exception or error status.
+// dubbo.ts 1.0.72: an invoker found in ZooKeeper (it throws on an exception or error status).
 async function throughZookeeper() {
-  const { Registry, Consumer } = require('dubbo.ts');
-  const quiet = { info() {}, debug() {}, warn: console.error, error: console.error };
-  const registry = new Registry({ host: opts.zookeeper });
-  const consumer = new Consumer({ application: 'greeter-node', dubbo_version: '2.0.2',
-    pid: process.pid, registry, logger: quiet });
-  await consumer.listen();
-  // dubbo.ts keeps only urls carrying the version asked ('0.0.0' at least); an unversioned
-  // provider's url has none (see dubbo_ts_consumer.js).
-  const children = registry.children.bind(registry);
-  registry.children = async (path, watcher) => (await children(path, watcher) || []).map((u) =>
-    /(%3F|%26)version%3D/.test(u) ? u : `${u}%26version%3D0.0.0`);
-  const invoker = await consumer.get(kService, '0.0.0');
-  return async (method, arg) => {
-    try {
-      return { res: await invoker.invoke(method, [java.String(arg)]) };
-    } catch (err) {
-      return { err };
-    }
-  };
+  const invoker = await dubboTsInvoker(opts.zookeeper, kService, 'greeter-node');
+  return (method, arg) => call(invoker, method, java.String(arg));
 }
 
 async function main() {
