@@ -1,10 +1,10 @@
 // Tutorial 05 — an embeddable RPC: the greeter (samples/rpc/greeter.h) over a registry.
 //
 // In one process, as three would be in production: an embedded registry node, two Dubbo providers
-// of org.wheelbeat.samples.Greeter that register "dubbo://127.0.0.1:<port>/org.wheelbeat.samples.
-// Greeter?...methods=sayHello...", and a consumer whose cluster client
-// (cluster::ServiceClient) calls them round robin and fails a call over to the other provider
-// when an attempt fails. Then one provider goes away: every call still succeeds, on the other
+// of org.wheelbeat.samples.Greeter that register their Dubbo urls ("dubbo://127.0.0.1:<port>/
+// INTERFACE?...&methods=sayHello&..."), and a consumer whose cluster client
+// (cluster::ServiceClient) calls sayHello on them round robin and fails a call over to the other
+// provider when an attempt fails. Then one provider goes away: every call still succeeds, on the other
 // one, and the cluster client's figures say how many attempts that took.
 #include "common/program.h"
 #include "common/say.h"
