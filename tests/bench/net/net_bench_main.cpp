@@ -224,7 +224,7 @@ void addR1Options(CLI::App& app, Args& a) {
       ->type_name("N,...")
       ->capture_default_str();
   app.add_option("--bodies", a.bodies,
-                 "R1: raw (64 bytes echoed) and/or hessian2 (Dubbo echo(String), wheelbeat only)")
+                 "R1: raw (64 bytes echoed) and/or hessian2 (Dubbo echo(String), no floor)")
       ->type_name("B,...")
       ->capture_default_str();
   app.add_option("--request-timeout-ms", a.config.requestTimeoutMs,

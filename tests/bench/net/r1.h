@@ -5,10 +5,11 @@
 // `depth` requests in flight on each: every answer sends the next request on its connection.
 // Frames are Dubbo 2's (codec.h): a two-way hessian2 request (flags 0xC2) with a 64-byte body,
 // answered by a response (flags 0x02, status 20, same id) echoing that body: 80 bytes each way.
-// With --bodies hessian2 (wheelbeat only, "bodies":"hessian2"), the bodies are real Dubbo ones:
-// the request calls kR1Service.echo(String) with a 64-character string (the same payload), the
-// server decodes it with dubbo::Provider and answers that String as a hessian2 result; the line
-// adds its server CPU per request against the raw-bodies wheelbeat line of the same case
+// With --bodies hessian2 ("bodies":"hessian2": the wheelbeat and wheelbeat-server pairs, the
+// floor has no Dubbo decoder), the bodies are real Dubbo ones: the request calls
+// kR1Service.echo(String) with a 64-character string (the same payload), the server decodes it
+// with dubbo::Provider and answers that String as a hessian2 result; the line adds its server CPU
+// per request against the raw-bodies line of the same pair and case
 // ("server_cpu_per_request_vs_raw_bodies": what the Dubbo bodies cost the server).
 //
 //   wheelbeat  client: `conns` TcpClients on one EventLoop and one wheel, each request through

@@ -213,7 +213,7 @@ bool report(const CaseRounds& r, const BenchConfig& config) {
 
 // The lines to run, in run order: per loop count (1 first), per body mode (--bodies), the floor
 // for every case, then wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's
-// client. Hessian2 bodies: wheelbeat only (the floor has no Dubbo decoder).
+// client. Hessian2 bodies: no floor (it has no Dubbo decoder), wheelbeat and wheelbeat-server.
 std::vector<CaseRounds> plan(const BenchConfig& config) {
   std::vector<CaseRounds> all;
   for (const int loops : config.loops) {
@@ -222,7 +222,7 @@ std::vector<CaseRounds> plan(const BenchConfig& config) {
       const bool raw = bodies == R1Bodies::Raw;
       if (raw && config.impl != Impl::Wheelbeat) pairs.push_back(R1Pair::Raw);
       if (config.impl != Impl::Raw) pairs.push_back(R1Pair::Wheelbeat);
-      if (raw && config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
+      if (config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
       for (const R1Pair pair : pairs) {
         for (const auto c : config.r1Cases)
           all.push_back(CaseRounds{pair, bodies, loops, c, {}, {}});
