@@ -133,7 +133,8 @@ public:
   void subscribe(wheelbeat::registry::Registry& registry);
   // One Dubbo call of sayHello(name); the cluster client chooses the provider and retries / hedges
   // as configured. `done` runs once, on the loop thread. Throws std::logic_error before subscribe()
-  // or after close(). Any thread.
+  // or after close(), hessian::EncodeError when `name` is not valid UTF-8 (a Java String's
+  // content). Any thread.
   void sayHello(const std::string& name, Done done);
 
   [[nodiscard]] std::vector<std::string> knownProviders() const;  // the registry's latest list
