@@ -1,21 +1,23 @@
-// Greeter: a tiny RPC service ("sayHello": a name in, a greeting out) built on wheelbeat's
-// channels, the way a real RPC framework plugs in: its own serialization id in the exchange
-// header, its own body format, the registry to find providers, and cluster::ServiceClient to
-// call them (provider choice, failover, outlier ejection, hedging: all the library's).
+// Greeter: a tiny Dubbo service ("sayHello": a name in, a greeting out) built on wheelbeat's
+// channels and its Dubbo room: hessian2 bodies served by dubbo::Provider, the registry to find
+// providers, and cluster::ServiceClient to call them (provider choice, failover, outlier
+// ejection, hedging: all the library's), through dubbo::invoke.
 //
 //   Provider                                    Consumer
 //   GreeterProvider p(loop, timer, server);     GreeterConsumer c(loop, timer, options);
 //   p.start(*registry);  // listen + register    c.subscribe(*registry);
 //                                               c.sayHello("Ada", [](const Reply& r) {...});
 //
-// The "serialization" (id kStringSerialization): a body is one string, a 4-byte big-endian
-// length and then the bytes. A provider answers status 20 (OK) with the greeting, or 40 (bad
-// request) with the reason when a body does not decode.
+// The service: interface kGreeterService, method `String sayHello(String)` (and Dubbo's `$echo`),
+// so Java and Node Dubbo consumers call it as they call a Java provider. A call that cannot be
+// served gets Dubbo's answers (dubbo/provider.h): status 40 for an unknown method or a body that
+// does not decode.
 #pragma once
 
 #include <wheelbeat/cluster/service_client.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/metrics.h>
+#include <wheelbeat/dubbo/provider.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 #include <wheelbeat/registry/registry.h>
@@ -32,16 +34,13 @@
 
 namespace samples::rpc {
 
-inline constexpr std::uint8_t kStringSerialization = 29;  // ours: Dubbo uses 2..21, registry 30
-inline constexpr std::string_view kGreeterService = "greeter";
+// The Dubbo interface (also the registry's service name and the request's path) and its method.
+inline constexpr std::string_view kGreeterService = "org.wheelbeat.samples.Greeter";
+inline constexpr std::string_view kSayHello = "sayHello";
+inline constexpr std::string_view kSayHelloDescriptor = "Ljava/lang/String;";
 
-// The serialization: 4-byte big-endian length, then the bytes. decodeString() returns nullopt
-// when the length does not match the body.
-[[nodiscard]] std::string encodeString(std::string_view text);
-[[nodiscard]] std::optional<std::string> decodeString(std::string_view body);
-
-// "wheelbeat://127.0.0.1:20880/greeter" and back (nullopt when it is not host:port shaped).
-[[nodiscard]] std::string providerUrl(const wheelbeat::net::Endpoint& endpoint);
+// The endpoint of a provider url ("dubbo://127.0.0.1:20880/org...Greeter?..." -> 127.0.0.1:20880);
+// nullopt when it is not host:port shaped.
 [[nodiscard]] std::optional<wheelbeat::net::Endpoint> endpointOfUrl(std::string_view url);
 
 class GreeterProvider {
@@ -53,8 +52,9 @@ public:
   GreeterProvider(const GreeterProvider&) = delete;
   GreeterProvider& operator=(const GreeterProvider&) = delete;
 
-  // Listens, then registers the provider url (failback keeps it registered across registry
-  // outages). Returns the url. Not from the loop thread.
+  // Listens, then registers the provider url (Dubbo's form: dubbo://HOST:PORT/INTERFACE?...
+  // methods=sayHello; failback keeps it registered across registry outages). Returns the url.
+  // Not from the loop thread.
   std::string start(wheelbeat::registry::Registry& registry);
   // Stops serving at once (the registry drops the url with this process's registry session).
   void stop();
@@ -74,9 +74,11 @@ public:
 
 private:
   std::shared_ptr<Stats> stats_;
+  std::unique_ptr<wheelbeat::dubbo::Provider> provider_;  // outlives server_ (its handler's user)
   std::unique_ptr<wheelbeat::net::TcpServer> server_;
   std::string advertiseHost_;
-  std::string url_;  // set by start()
+  std::chrono::nanoseconds heartbeat_{0};  // the server's interval, advertised in the url
+  std::string url_;                        // set by start()
 };
 
 struct GreeterOptions {
@@ -92,9 +94,11 @@ struct Reply {
   bool ok = false;
   std::string greeting;  // ok: the provider's answer
   std::string provider;  // the url whose answer decided (may be empty when none did)
-  // !ok: the shared error name ("timeout", "no-endpoint", "disconnected", ...), or
-  // "bad-response" when the answer was not one string.
+  // !ok: the shared error name ("timeout", "no-endpoint", "disconnected", "rejected", ...),
+  // "exception" when the provider threw (`message` says what), or "bad-response" when the
+  // answer was not a string.
   std::string error;
+  std::string message;              // !ok: the provider's or the transport's words, if any
   std::chrono::nanoseconds rtt{0};  // the whole call, every attempt included
   std::uint32_t attempts = 0;
   bool hedgeWon = false;
@@ -123,13 +127,14 @@ public:
   GreeterConsumer(const GreeterConsumer&) = delete;
   GreeterConsumer& operator=(const GreeterConsumer&) = delete;
 
-  // Starts a cluster::ServiceClient for "greeter" on `registry`, and follows the registry's list
-  // (for knownProviders()). Once; `registry` must outlive close(). Throws std::logic_error when
-  // called twice or after close(). Not from the loop thread.
+  // Starts a cluster::ServiceClient for kGreeterService on `registry`, and follows the registry's
+  // list (for knownProviders()). Once; `registry` must outlive close(). Throws std::logic_error
+  // when called twice or after close(). Not from the loop thread.
   void subscribe(wheelbeat::registry::Registry& registry);
-  // One call; the cluster client chooses the provider and retries / hedges as configured.
-  // `done` runs once, on the loop thread. Throws std::logic_error before subscribe() or after
-  // close(). Any thread.
+  // One Dubbo call of sayHello(name); the cluster client chooses the provider and retries / hedges
+  // as configured. `done` runs once, on the loop thread. Throws std::logic_error before subscribe()
+  // or after close(), hessian::EncodeError when `name` is not valid UTF-8 (a Java String's
+  // content). Any thread.
   void sayHello(const std::string& name, Done done);
 
   [[nodiscard]] std::vector<std::string> knownProviders() const;  // the registry's latest list

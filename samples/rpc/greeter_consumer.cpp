@@ -1,10 +1,13 @@
 // The consumer side of the greeter (see greeter.h): a cluster::ServiceClient decides where each
-// call goes; this file only builds the request body, reads the answer, and keeps the figures a
-// status display wants (the answers per provider, the registry's list, half-open links).
+// call goes and dubbo::invoke makes the Dubbo call; this file only reads the answer, and keeps the
+// figures a status display wants (the answers per provider, the registry's list, half-open links).
 #include "greeter.h"
 
+#include <wheelbeat/dubbo/consumer.h>
 #include <wheelbeat/registry/backend.h>
 #include <wheelbeat/tasks/task_listener.h>
+
+#include <fmt/format.h>
 
 #include <atomic>
 #include <map>
@@ -12,6 +15,8 @@
 #include <stdexcept>
 
 namespace cluster = wheelbeat::cluster;
+namespace dubbo = wheelbeat::dubbo;
+namespace hessian = wheelbeat::hessian;
 namespace net = wheelbeat::net;
 namespace registry = wheelbeat::registry;
 namespace tasks = wheelbeat::tasks;
@@ -52,20 +57,25 @@ struct Figures {
   std::optional<SteadyClock::time_point> lastOk;
 };
 
-Reply replyOf(const cluster::CallOutcome& o) {
+Reply replyOf(const dubbo::Outcome& o) {
   Reply r{.ok = false,
           .greeting = {},
           .provider = o.provider,
           .error = o.error,
+          .message = o.message,
           .rtt = o.latency,
           .attempts = o.attempts,
           .hedgeWon = o.hedgeWon};
-  if (!o.ok || o.failsafe) return r;  // failsafe: an empty success carries no greeting
-  if (auto greeting = decodeString(o.response.body)) {
-    r.ok = true;
-    r.greeting = std::move(*greeting);
-  } else {
-    r.error = "bad-response";
+  if (o.kind == dubbo::OutcomeKind::Exception) {
+    r.error = "exception";
+    r.message = fmt::format("{}: {}", o.exceptionClass, o.message);
+  } else if (o.kind == dubbo::OutcomeKind::Value) {
+    if (o.value.type() == hessian::Type::String) {
+      r.ok = true;
+      r.greeting = o.value.asString();
+    } else {  // also a failsafe's empty success: it carries no greeting
+      r.error = o.message.empty() ? "bad-response" : o.message;
+    }
   }
   return r;
 }
@@ -133,15 +143,17 @@ void GreeterConsumer::subscribe(registry::Registry& registry) {
 void GreeterConsumer::sayHello(const std::string& name, Done done) {
   const auto client = state_->clientRef();
   if (!client) throw std::logic_error("GreeterConsumer::sayHello before subscribe()");
-  cluster::CallOptions call;
-  call.serialization = kStringSerialization;
-  client->call(encodeString(name), call,
-               [weak = std::weak_ptr<State>(state_),
-                done = std::move(done)](const cluster::CallOutcome& outcome) {
-                 const Reply reply = replyOf(outcome);
-                 if (const auto s = weak.lock()) s->count(reply);
-                 if (done) done(reply);
-               });
+  dubbo::Call call{.interface = std::string(kGreeterService),
+                   .method = std::string(kSayHello),
+                   .descriptor = std::string(kSayHelloDescriptor),
+                   .args = {hessian::Value::string(name)}};
+  dubbo::invoke(
+      *client, call,
+      [weak = std::weak_ptr<State>(state_), done = std::move(done)](const dubbo::Outcome& outcome) {
+        const Reply reply = replyOf(outcome);
+        if (const auto s = weak.lock()) s->count(reply);
+        if (done) done(reply);
+      });
 }
 
 std::vector<std::string> GreeterConsumer::knownProviders() const {

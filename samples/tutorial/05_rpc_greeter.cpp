@@ -1,9 +1,10 @@
 // Tutorial 05 — an embeddable RPC: the greeter (samples/rpc/greeter.h) over a registry.
 //
-// In one process, as three would be in production: an embedded registry node, two providers
-// that register "wheelbeat://127.0.0.1:<port>/greeter", and a consumer whose cluster client
-// (cluster::ServiceClient) calls them round robin and fails a call over to the other provider
-// when an attempt fails. Then one provider goes away: every call still succeeds, on the other
+// In one process, as three would be in production: an embedded registry node, two Dubbo providers
+// of org.wheelbeat.samples.Greeter that register their Dubbo urls ("dubbo://127.0.0.1:<port>/
+// INTERFACE?...&methods=sayHello&..."), and a consumer whose cluster client
+// (cluster::ServiceClient) calls sayHello on them round robin and fails a call over to the other
+// provider when an attempt fails. Then one provider goes away: every call still succeeds, on the other
 // one, and the cluster client's figures say how many attempts that took.
 #include "common/program.h"
 #include "common/say.h"
@@ -67,8 +68,10 @@ std::set<std::string> callMany(GreeterConsumer& consumer, int n) {
   std::set<std::string> answeredBy;
   for (int i = 0; i < n; ++i) {
     const Reply r = callOnce(consumer, fmt::format("caller-{}", i));
-    samples::info("  {} -> {} ({} attempt{})", r.ok ? r.greeting : "FAILED: " + r.error, r.provider,
-                  r.attempts, r.attempts == 1 ? "" : "s");
+    const auto by = samples::rpc::endpointOfUrl(r.provider);
+    samples::info("  {} -> {} ({} attempt{})", r.ok ? r.greeting : "FAILED: " + r.error,
+                  by ? fmt::format("{}:{}", by->host, by->port) : r.provider, r.attempts,
+                  r.attempts == 1 ? "" : "s");
     if (!r.ok) return {};
     answeredBy.insert(r.provider);
   }

@@ -66,13 +66,14 @@ table_heartbeat() {  # H1 or H2
 table_r1() {
   local lines
   lines=$(q "$JQ_DEF select(.scenario == \"R1\" and .impl != null)
-    | [(.conns | f) + \" × \" + (.depth | f), (.loops | f), .impl, (.requests_per_s | f),
-       (.server_cpu_us_per_request | f), (.server_cpu_per_request_vs_raw | f), (.p99_vs_raw | f),
-       (.server_cpu_per_request_vs_1_loop | f)]
+    | [(.conns | f) + \" × \" + (.depth | f), (.loops | f), .impl, (.bodies // \"raw\"),
+       (.requests_per_s | f), (.server_cpu_us_per_request | f),
+       (.server_cpu_per_request_vs_raw | f), (.p99_vs_raw | f),
+       (.server_cpu_per_request_vs_1_loop | f), (.server_cpu_per_request_vs_raw_bodies | f)]
     | \"| \" + join(\" | \") + \" |\"")
   if [ -z "$lines" ]; then echo "R1 is not in these results."; return; fi
-  echo "| conns × depth | loops | impl | requests/s | server CPU µs per request | server CPU vs floor | p99 vs floor | server CPU vs 1 loop |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| conns × depth | loops | impl | bodies | requests/s | server CPU µs per request | server CPU vs floor | p99 vs floor | server CPU vs 1 loop | server CPU vs raw bodies |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "$lines"
 }
 

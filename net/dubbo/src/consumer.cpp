@@ -144,24 +144,26 @@ void invoke(net::Channel& channel, const Call& call, OutcomeCallback done,
 void invoke(cluster::ServiceClient& client, const Call& call, OutcomeCallback done,
             cluster::CallOptions options, const BodyLimits& limits) {
   std::string body = encodeRequest(makeRequest(call));
-  client.call(
-      std::move(body), std::move(options),
-      [done = std::move(done), limits](const cluster::CallOutcome& o) {
-        if (o.failsafe || o.failback) {  // Dubbo's empty result; `error` says why
-          Outcome empty;
-          empty.kind = OutcomeKind::Value;
-          empty.message = o.error;
-          done(empty);
-          return;
-        }
-        const bool answered =
-            o.response.status == net::CallStatus::Ok && o.response.frameStatus != 0;
-        if (o.ok || answered) {
-          done(interpret(o.response, limits));
-          return;
-        }
-        done(errorOutcome(o.error, 0, fmt::format("{} after {} attempt(s)", o.error, o.attempts)));
-      });
+  client.call(std::move(body), std::move(options),
+              [done = std::move(done), limits](const cluster::CallOutcome& o) {
+                Outcome out;
+                const bool answered =
+                    o.response.status == net::CallStatus::Ok && o.response.frameStatus != 0;
+                if (o.failsafe || o.failback) {  // Dubbo's empty result; `error` says why
+                  out.kind = OutcomeKind::Value;
+                  out.message = o.error;
+                } else if (o.ok || answered) {
+                  out = interpret(o.response, limits);
+                } else {
+                  out = errorOutcome(o.error, 0,
+                                     fmt::format("{} after {} attempt(s)", o.error, o.attempts));
+                }
+                out.provider = o.provider;
+                out.attempts = o.attempts;
+                out.hedgeWon = o.hedgeWon;
+                out.latency = o.latency;
+                done(out);
+              });
 }
 
 }  // namespace wheelbeat::dubbo

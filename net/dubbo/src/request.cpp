@@ -39,17 +39,20 @@ void BodyLimits::validate() const {
   }
 }
 
-Attachments::Attachments() : map_(hessian::makeMap()) {}
-
 Attachments::Attachments(const Attachments& other)
-    : map_(hessian::makeMap(other.map_->type, other.map_->entries)) {}
+    : map_(other.empty() ? nullptr : hessian::makeMap(other.map_->type, other.map_->entries)) {}
 
 Attachments& Attachments::operator=(const Attachments& other) {
-  if (this != &other) map_ = hessian::makeMap(other.map_->type, other.map_->entries);
+  if (this != &other) {
+    map_ = other.empty() ? nullptr : hessian::makeMap(other.map_->type, other.map_->entries);
+  }
   return *this;
 }
 
+hessian::MapPtr Attachments::map() const { return map_ ? map_ : hessian::makeMap(); }
+
 void Attachments::set(std::string_view key, hessian::Value value) {
+  if (!map_) map_ = hessian::makeMap();
   for (auto& [k, v] : map_->entries) {
     if (k.asString() == key) {
       v = std::move(value);
@@ -60,6 +63,7 @@ void Attachments::set(std::string_view key, hessian::Value value) {
 }
 
 const hessian::Value* Attachments::find(std::string_view key) const {
+  if (!map_) return nullptr;
   for (const auto& [k, v] : map_->entries) {
     if (k.asString() == key) return &v;
   }
@@ -73,7 +77,7 @@ std::string_view Attachments::stringOr(std::string_view key, std::string_view fa
 }
 
 Attachments Attachments::adopt(hessian::MapPtr map, std::size_t offset) {
-  if (!map) map = hessian::makeMap();
+  if (!map) return {};
   const auto& entries = map->entries;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const hessian::Value& key = entries[i].first;

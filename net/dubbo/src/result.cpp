@@ -21,6 +21,19 @@ std::uint8_t flagOf(ResultKind kind, bool withAttachments) {
   return static_cast<std::uint8_t>(static_cast<std::uint8_t>(kind) + (withAttachments ? 3 : 0));
 }
 
+// The bytes of the attachments map {"dubbo": kDubboVersion} (read-only after its first use).
+const std::string& versionOnlyAttachments() {
+  static const std::string bytes = [] {
+    hessian::Encoder enc;
+    auto map = hessian::makeMap();
+    map->entries.emplace_back(hessian::Value::string("dubbo"),
+                              hessian::Value::string(std::string(kDubboVersion)));
+    enc.write(hessian::Value::map(std::move(map)));
+    return std::move(enc.buffer());
+  }();
+  return bytes;
+}
+
 }  // namespace
 
 std::string_view resultKindName(ResultKind kind) noexcept {
@@ -77,6 +90,12 @@ void encodeResult(const Result& result, std::string_view dubboVersion, hessian::
   if (!attach) return;
   if (result.attachments.find("dubbo") != nullptr) {
     enc.write(hessian::Value::map(result.attachments.map()));
+    return;
+  }
+  if (result.attachments.empty()) {
+    // Nearly every answer: {"dubbo": kDubboVersion}, encoded once. It is the body's last value,
+    // so no ref written after it can depend on the ref number the map takes.
+    enc.buffer() += versionOnlyAttachments();
     return;
   }
   Attachments withVersion = result.attachments;

@@ -138,6 +138,10 @@ Value Decoder::Impl::readMap(std::uint8_t tag, const std::uint8_t* start, std::s
     height = std::max(height, childHeight);
     Value value = readValue(depth + 1, childHeight);
     height = std::max(height, childHeight);
+    // A top-level map (a Dubbo body's attachments: 4 to 8 entries) gets room for 4 at the first,
+    // without regrowing from 1 and 2; nested maps grow as they come, so that a body of many tiny
+    // maps does not cost more memory per input byte.
+    if (depth == 0 && map->entries.empty()) map->entries.reserve(4);
     map->entries.emplace_back(std::move(key), std::move(value));
   }
   closeSlot(slot, ++height, start);

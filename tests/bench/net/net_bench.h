@@ -50,6 +50,10 @@ struct R1Case {
   int conns = 0;
   int depth = 0;
 };
+// R1's request and response bodies (the line's "bodies"): Raw, 64 bytes echoed as they came;
+// Hessian2, a Dubbo call echo(String) of a 64-character string, decoded and answered by
+// dubbo::Provider (r1.h).
+enum class R1Bodies { Raw, Hessian2 };
 
 struct BenchConfig {
   Scenario scenario = Scenario::H1;
@@ -85,6 +89,8 @@ struct BenchConfig {
   std::vector<int> loops;       // server event loops per case (--loops); a child gets one
   int depth = 1;                // client child: requests in flight per connection
   int requestTimeoutMs = 5000;  // wheelbeat client: each request's timeout
+  // The driver's body modes (--bodies), run in this order; a child gets one.
+  std::vector<R1Bodies> r1Bodies{R1Bodies::Raw};
 
   // Children only (set by the driver).
   std::string role;  // "server" | "client"

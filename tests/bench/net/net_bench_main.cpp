@@ -62,7 +62,10 @@ constexpr const char* kDescription =
     "      loop), first; lines with loops > 1 add their ratios to the same impl's 1-loop line;\n"
     "      with --impl both also \"wheelbeat-server\": wheelbeat's server asked by the floor's\n"
     "      client (the server's own cost, without the wheelbeat client's pace), and 3 rounds\n"
-    "      of every case (--rounds): each line is its median round by server CPU per request\n"
+    "      of every case (--rounds): each line is its median round by server CPU per request;\n"
+    "      --bodies raw,hessian2 (default raw) adds wheelbeat lines with real Dubbo bodies\n"
+    "      (echo(String) of 64 characters through dubbo::Provider, \"bodies\":\"hessian2\"), each\n"
+    "      with its server CPU per request vs the raw-bodies line, rounds interleaved\n"
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
@@ -97,6 +100,7 @@ struct Args {
   std::string impl = "both";
   std::string cases = "64x16,1000x1";
   std::string loops = "1,2";
+  std::string bodies = "raw";
   T1Args t1;
 };
 
@@ -219,6 +223,10 @@ void addR1Options(CLI::App& app, Args& a) {
   app.add_option("--loops", a.loops, "R1: the server's event loops (raw: epoll threads), per run")
       ->type_name("N,...")
       ->capture_default_str();
+  app.add_option("--bodies", a.bodies,
+                 "R1: raw (64 bytes echoed) and/or hessian2 (Dubbo echo(String), no floor)")
+      ->type_name("B,...")
+      ->capture_default_str();
   app.add_option("--request-timeout-ms", a.config.requestTimeoutMs,
                  "R1: each wheelbeat request's timeout")
       ->type_name("MS")
@@ -261,6 +269,7 @@ BenchConfig configOf(Args a) {
                                     : Scenario::R1;
   c.r1Cases = parseR1Cases(a.cases);
   c.loops = parseR1Loops(a.loops);
+  c.r1Bodies = parseR1Bodies(a.bodies);
   c.impl = a.impl == "raw"                   ? Impl::Raw
            : a.impl == "both"                ? Impl::Both
            : a.impl == "wheelbeat-loopwheel" ? Impl::LoopWheel

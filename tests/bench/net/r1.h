@@ -5,6 +5,12 @@
 // `depth` requests in flight on each: every answer sends the next request on its connection.
 // Frames are Dubbo 2's (codec.h): a two-way hessian2 request (flags 0xC2) with a 64-byte body,
 // answered by a response (flags 0x02, status 20, same id) echoing that body: 80 bytes each way.
+// With --bodies hessian2 ("bodies":"hessian2": the wheelbeat and wheelbeat-server pairs, the
+// floor has no Dubbo decoder), the bodies are real Dubbo ones: the request calls
+// kR1Service.echo(String) with a 64-character string (the same payload), the server decodes it
+// with dubbo::Provider and answers that String as a hessian2 result; the line adds its server CPU
+// per request against the raw-bodies line of the same pair and case
+// ("server_cpu_per_request_vs_raw_bodies": what the Dubbo bodies cost the server).
 //
 //   wheelbeat  client: `conns` TcpClients on one EventLoop and one wheel, each request through
 //              Channel::request() with its wheel timeout (--request-timeout-ms, 5 s); server: a
@@ -45,10 +51,20 @@ inline constexpr std::size_t kR1FrameBytes = net::kHeaderSize + kR1BodyBytes;
 inline constexpr std::uint8_t kR1RequestFlags =
     net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
 
-// "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}. Throw std::invalid_argument naming
-// the flag, the value and what was expected.
+// "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}; "raw,hessian2" -> {Raw, Hessian2}.
+// Throw std::invalid_argument naming the flag, the value and what was expected.
 std::vector<R1Case> parseR1Cases(std::string_view text);
 std::vector<int> parseR1Loops(std::string_view text);
+std::vector<R1Bodies> parseR1Bodies(std::string_view text);
+// "raw", "hessian2" (the line's "bodies" and the children's --bodies).
+const char* r1BodiesName(R1Bodies bodies);
+
+// Hessian2 bodies (r1_dubbo.cpp): the interface served, the request every call sends, and the
+// exact response body the server answers it with (a Dubbo 2.0.2 client's form: flag 4, the
+// String, the attachments map).
+inline constexpr std::string_view kR1Service = "org.wheelbeat.bench.Echo";
+std::string r1HessianRequest();
+std::string r1HessianResponse();
 
 // Who serves and who asks, the line's "impl": the floor ("raw-epoll": both processes raw),
 // wheelbeat ("wheelbeat": both wheelbeat), or wheelbeat's server asked by the floor's client
@@ -61,6 +77,7 @@ const char* r1PairName(R1Pair pair);
 struct R1Measurement {
   BenchConfig config;  // the driver's
   R1Pair pair = R1Pair::Wheelbeat;
+  R1Bodies bodies = R1Bodies::Raw;
   int loops = 1;
   R1Case c;
   double windowS = 0;
@@ -84,6 +101,8 @@ struct R1Measurement {
   // and depth. For loops > 1 (any pair): the same pair's 1-loop line.
   const R1Measurement* raw = nullptr;
   const R1Measurement* oneLoop = nullptr;
+  // Set for a hessian2 line: the raw-bodies line of the same pair, loops, conns and depth.
+  const R1Measurement* rawBodies = nullptr;
   // With rounds (config.rounds > 1): the server CPU per request of every round, in run order
   // (this measurement is the median one), and on a line with a floor each round's ratio to the
   // floor's round with the same number.

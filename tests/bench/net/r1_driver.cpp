@@ -3,7 +3,8 @@
 // counters, latency from its histogram), then the client drains (every request out ends) and
 // the case's round is kept. Every case runs once per round (--rounds), the floor's first; then
 // each case's line is its median round, so that each wheelbeat line can state its ratios to the
-// floor's line with the same loops, conns and depth, both medians of rounds run side by side.
+// floor's line with the same loops, conns and depth, both medians of rounds run side by side;
+// and each hessian2-bodies line its ratio to the raw-bodies wheelbeat line of the same case.
 #include "child_process.h"
 #include "r1.h"
 #include "report.h"
@@ -42,24 +43,27 @@ struct Pair {
   ~Pair() { (void)finish(); }
 };
 
-std::vector<std::string> childArgs(const BenchConfig& c, Impl impl, std::string_view role) {
+std::vector<std::string> childArgs(const BenchConfig& c, Impl impl, std::string_view role,
+                                   R1Bodies bodies) {
   return {"--scenario", "R1",
           "--role",     std::string(role),
           "--impl",     impl == Impl::Raw ? "raw" : "wheelbeat",
-          "--tick-ms",  std::to_string(c.tickMs)};
+          "--tick-ms",  std::to_string(c.tickMs),
+          "--bodies",   r1BodiesName(bodies)};
 }
 
 Clock::time_point after(Clock::time_point t, double secs) {
   return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(secs));
 }
 
-void start(Pair& p, const BenchConfig& config, R1Pair pair, int loops, R1Case c) {
-  auto serverArgs = childArgs(config, pair == R1Pair::Raw ? Impl::Raw : Impl::Wheelbeat, "server");
+void start(Pair& p, const BenchConfig& config, R1Pair pair, R1Bodies bodies, int loops, R1Case c) {
+  auto serverArgs =
+      childArgs(config, pair == R1Pair::Raw ? Impl::Raw : Impl::Wheelbeat, "server", bodies);
   serverArgs.insert(serverArgs.end(), {"--loops", std::to_string(loops)});
   p.server = std::make_unique<ChildProcess>("server", serverArgs);
   const Kv ready = parseKv(p.server->readLine(Clock::now() + 15s), "ready");
   auto clientArgs =
-      childArgs(config, pair == R1Pair::Wheelbeat ? Impl::Wheelbeat : Impl::Raw, "client");
+      childArgs(config, pair == R1Pair::Wheelbeat ? Impl::Wheelbeat : Impl::Raw, "client", bodies);
   clientArgs.insert(clientArgs.end(),
                     {"--port", std::to_string(kvAt(ready, "port0")), "--conns",
                      std::to_string(c.conns), "--depth", std::to_string(c.depth),
@@ -122,18 +126,20 @@ struct CaseRun {
   bool ok = true;
 };
 
-CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c) {
+CaseRun runCase(const BenchConfig& config, R1Pair pair, R1Bodies bodies, int loops, R1Case c) {
   fmt::print(stderr,
-             "wheelbeat_net_bench: R1 {} loops={} conns={} depth={}: warm-up {} s, "
+             "wheelbeat_net_bench: R1 {} bodies={} loops={} conns={} depth={}: warm-up {} s, "
              "window {} s\n",
-             r1PairName(pair), loops, c.conns, c.depth, config.warmupS, config.windowS);
+             r1PairName(pair), r1BodiesName(bodies), loops, c.conns, c.depth, config.warmupS,
+             config.windowS);
   CaseRun r;
   r.m.config = config;
   r.m.pair = pair;
+  r.m.bodies = bodies;
   r.m.loops = loops;
   r.m.c = c;
   Pair p;
-  start(p, config, pair, loops, c);
+  start(p, config, pair, bodies, loops, c);
   watchUntil({p.server.get(), p.client.get()}, after(Clock::now(), config.warmupS));
   const Snapshot a = snapshot(p);
   watchUntil({p.server.get(), p.client.get()}, after(a.at, config.windowS));
@@ -148,15 +154,17 @@ CaseRun runCase(const BenchConfig& config, R1Pair pair, int loops, R1Case c) {
 // One line: the pair's loops and case, every round of it in run order.
 struct CaseRounds {
   R1Pair pair = R1Pair::Raw;
+  R1Bodies bodies = R1Bodies::Raw;
   int loops = 1;
   R1Case c;
   std::vector<CaseRun> rounds;
   R1Measurement line;  // the median round, with the comparisons and every round's figures
 };
 
-CaseRounds* find(std::vector<CaseRounds>& all, R1Pair pair, int loops, R1Case c) {
+CaseRounds* find(std::vector<CaseRounds>& all, R1Pair pair, R1Bodies bodies, int loops, R1Case c) {
   for (auto& r : all) {
-    if (r.pair == pair && r.loops == loops && r.c.conns == c.conns && r.c.depth == c.depth) {
+    if (r.pair == pair && r.bodies == bodies && r.loops == loops && r.c.conns == c.conns &&
+        r.c.depth == c.depth) {
       return &r;
     }
   }
@@ -203,39 +211,52 @@ bool report(const CaseRounds& r, const BenchConfig& config) {
   return ok;
 }
 
-// --rounds times, interleaved: per loop count (1 first), the floor for every case, then
-// wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's client. Then one
-// line per pair, loop count and case, in that order: its median round, with its ratios to the
-// floor's line with the same loops, conns and depth and to the same pair's 1-loop line. The floor
-// runs with the same loop count, so that a line's ratios to it and to one loop can be told apart
-// from what the machine's cores allow.
-int runAll(const BenchConfig& config) {
-  std::vector<R1Pair> pairs;
-  if (config.impl != Impl::Wheelbeat) pairs.push_back(R1Pair::Raw);
-  if (config.impl != Impl::Raw) pairs.push_back(R1Pair::Wheelbeat);
-  if (config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
-  std::vector<CaseRounds> all;  // never reallocated: lines point into it
-  all.reserve(config.r1Cases.size() * config.loops.size() * pairs.size());
+// The lines to run, in run order: per loop count (1 first), per body mode (--bodies), the floor
+// for every case, then wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's
+// client. Hessian2 bodies: no floor (it has no Dubbo decoder), wheelbeat and wheelbeat-server.
+std::vector<CaseRounds> plan(const BenchConfig& config) {
+  std::vector<CaseRounds> all;
   for (const int loops : config.loops) {
-    for (const R1Pair pair : pairs) {
-      for (const auto c : config.r1Cases) all.push_back(CaseRounds{pair, loops, c, {}, {}});
+    for (const R1Bodies bodies : config.r1Bodies) {
+      std::vector<R1Pair> pairs;
+      const bool raw = bodies == R1Bodies::Raw;
+      if (raw && config.impl != Impl::Wheelbeat) pairs.push_back(R1Pair::Raw);
+      if (config.impl != Impl::Raw) pairs.push_back(R1Pair::Wheelbeat);
+      if (config.impl == Impl::Both) pairs.push_back(R1Pair::WheelbeatServer);
+      for (const R1Pair pair : pairs) {
+        for (const auto c : config.r1Cases)
+          all.push_back(CaseRounds{pair, bodies, loops, c, {}, {}});
+      }
     }
   }
+  return all;
+}
+
+// --rounds times, interleaved (plan()'s order). Then one line per pair, body mode, loop count and
+// case, in that order: its median round, with its ratios to the floor's line with the same
+// loops, conns and depth, to the same pair's 1-loop line, and (hessian2) to the raw-bodies line.
+// The floor runs with the same loop count, so that a line's ratios to it and to one loop can be
+// told apart from what the machine's cores allow.
+int runAll(const BenchConfig& config) {
+  std::vector<CaseRounds> all = plan(config);  // never reallocated after: lines point into it
   for (int round = 1; round <= config.rounds; ++round) {
     if (config.rounds > 1) {
       fmt::print(stderr, "wheelbeat_net_bench: R1 round {} of {}\n", round, config.rounds);
     }
-    for (auto& r : all) r.rounds.push_back(runCase(config, r.pair, r.loops, r.c));
+    for (auto& r : all) r.rounds.push_back(runCase(config, r.pair, r.bodies, r.loops, r.c));
   }
   auto rawOf = [&](const CaseRounds& r) {
-    return r.pair == R1Pair::Raw ? nullptr : find(all, R1Pair::Raw, r.loops, r.c);
+    return r.pair == R1Pair::Raw ? nullptr : find(all, R1Pair::Raw, R1Bodies::Raw, r.loops, r.c);
   };
   for (auto& r : all) r.line = medianLine(r, rawOf(r));
   for (auto& r : all) {  // every line is complete first: pointers to lines, not to rounds
     const CaseRounds* raw = rawOf(r);
-    const CaseRounds* one = r.loops > 1 ? find(all, r.pair, 1, r.c) : nullptr;
+    const CaseRounds* one = r.loops > 1 ? find(all, r.pair, r.bodies, 1, r.c) : nullptr;
+    const CaseRounds* rawBodies =
+        r.bodies == R1Bodies::Raw ? nullptr : find(all, r.pair, R1Bodies::Raw, r.loops, r.c);
     r.line.raw = raw != nullptr ? &raw->line : nullptr;
     r.line.oneLoop = one != nullptr ? &one->line : nullptr;
+    r.line.rawBodies = rawBodies != nullptr ? &rawBodies->line : nullptr;
   }
   bool ok = true;
   for (const auto& r : all) ok = report(r, config) && ok;
@@ -289,6 +310,22 @@ std::vector<int> parseR1Loops(std::string_view text) {
     loops.push_back(n);
   }
   return loops;
+}
+
+std::vector<R1Bodies> parseR1Bodies(std::string_view text) {
+  std::vector<R1Bodies> bodies;
+  for (const auto part : splitCommas(text)) {
+    const bool raw = part == "raw";
+    if ((!raw && part != "hessian2") ||
+        std::find(bodies.begin(), bodies.end(), raw ? R1Bodies::Raw : R1Bodies::Hessian2) !=
+            bodies.end()) {
+      throw std::invalid_argument(fmt::format(
+          "--bodies: '{}' in '{}' (expected raw and/or hessian2, each once, e.g. raw,hessian2)",
+          part, text));
+    }
+    bodies.push_back(raw ? R1Bodies::Raw : R1Bodies::Hessian2);
+  }
+  return bodies;
 }
 
 int r1DriverMain(const BenchConfig& config) {

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace wheelbeat::bench::netbench {
@@ -28,7 +30,34 @@ constexpr std::size_t kConnectBatch = 128;  // as the wheelbeat client
 constexpr std::size_t kReadBytes = 16384;
 constexpr auto kDrainBound = 10s;
 
-using Cutter = raw::FixedFrameCutter<kR1FrameBytes>;
+// Cuts the answers, all of one size known at run time (raw bodies: kR1FrameBytes; hessian2: the
+// header and r1HessianResponse()), from a connection's reads. A frame split across reads waits
+// in `partial_`, whose capacity is kept: no allocation per frame after the first split one.
+class Cutter {
+public:
+  template <class OnFrame>
+  bool feed(std::string_view data, std::size_t size, OnFrame&& onFrame) {
+    while (!data.empty()) {
+      if (partial_.empty() && data.size() >= size) {
+        if (!onFrame(data.substr(0, size))) return false;
+        data.remove_prefix(size);
+        continue;
+      }
+      const std::size_t take = std::min(size - partial_.size(), data.size());
+      partial_.append(data.data(), take);
+      data.remove_prefix(take);
+      if (partial_.size() == size) {
+        const bool ok = onFrame(std::string_view(partial_));
+        partial_.clear();
+        if (!ok) return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  std::string partial_;
+};
 
 int msUntil(Clock::time_point deadline) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
@@ -50,7 +79,10 @@ public:
       : config_(config),
         depth_(static_cast<std::size_t>(config.depth)),
         server_(raw::loopbackAddress(listenAddress(0), config.port)),
-        body_(kR1BodyBytes, 'r') {
+        body_(config.r1Bodies.at(0) == R1Bodies::Hessian2 ? r1HessianRequest()
+                                                          : std::string(kR1BodyBytes, 'r')),
+        answer_(config.r1Bodies.at(0) == R1Bodies::Hessian2 ? r1HessianResponse() : body_),
+        answerFrameBytes_(net::kHeaderSize + answer_.size()) {
     epoll_.add(STDIN_FILENO, EPOLLIN, Tag{Kind::Stdin, 0});
   }
 
@@ -160,6 +192,7 @@ private:
     const auto now = Clock::now();
     out_.clear();
     const bool ok = n > 0 && c.cutter.feed(std::string_view(buf, static_cast<std::size_t>(n)),
+                                           answerFrameBytes_,
                                            [&](std::string_view f) { return settle(c, f, now); });
     if (!ok) {
       if (n != 0 || c.oldest != c.nextId) ++errors_;  // EOF with nothing out is no error
@@ -171,7 +204,7 @@ private:
   bool settle(Conn& c, std::string_view frame, Clock::time_point now) {
     if (c.oldest == c.nextId) return false;  // an answer to nothing
     expected_.clear();
-    net::encodeFrame(expected_, net::kHessian2, net::kStatusOk, c.oldest, body_);
+    net::encodeFrame(expected_, net::kHessian2, net::kStatusOk, c.oldest, answer_);
     if (frame != expected_) return false;
     rtt_.record(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - c.sentAt[c.oldest % depth_])
@@ -207,7 +240,9 @@ private:
   const BenchConfig& config_;
   const std::size_t depth_;
   const sockaddr_in server_;
-  const std::string body_;
+  const std::string body_;    // every request's body
+  const std::string answer_;  // every answer's body (raw: body_ echoed)
+  const std::size_t answerFrameBytes_;
   Epoll epoll_;
   raw::CommandReader commands_;
   std::vector<Conn> conns_;

@@ -1,5 +1,6 @@
 // R1's JSON line (the keys first, in its order; then the comparisons; then the run's
-// exact counts and conditions) and its --self-check.
+// exact counts and conditions; then the body mode, and a hessian2 line's ratio to the raw-bodies
+// line) and its --self-check.
 #include "r1.h"
 #include "report.h"
 
@@ -50,6 +51,8 @@ std::vector<std::string> expectedKeys(const R1Measurement& m) {
     keys.insert(keys.end(), {"server_cpu_per_request_vs_1_loop", "requests_per_s_vs_1_loop"});
   }
   keys.insert(keys.end(), tailKeys().begin(), tailKeys().end());
+  keys.emplace_back("bodies");
+  if (m.rawBodies != nullptr) keys.emplace_back("server_cpu_per_request_vs_raw_bodies");
   if (m.config.rounds > 1) {
     keys.insert(keys.end(), {"rounds", "server_cpu_us_per_request_rounds"});
     if (m.raw != nullptr) keys.emplace_back("server_cpu_per_request_vs_raw_rounds");
@@ -105,6 +108,11 @@ std::string r1Line(const R1Measurement& m) {
   j["body_bytes"] = kR1BodyBytes;
   j["loadavg_1m_start"] = m.loadStart;
   j["loadavg_1m_end"] = m.loadEnd;
+  j["bodies"] = r1BodiesName(m.bodies);
+  if (const R1Measurement* r = m.rawBodies) {
+    j["server_cpu_per_request_vs_raw_bodies"] =
+        ratio(m.serverCpuUsPerRequest, r->serverCpuUsPerRequest);
+  }
   if (m.config.rounds > 1) {  // last: tools read the older keys by position
     j["rounds"] = m.config.rounds;
     j["server_cpu_us_per_request_rounds"] = rounded3(m.roundsServerCpuUsPerRequest);
@@ -121,7 +129,8 @@ std::vector<std::string> r1SelfCheck(const std::string& line, const R1Measuremen
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) {
     keys.push_back(key);
-    if (key != "scenario" && key != "impl" && !value.is_number() && !value.is_array()) {
+    if (key != "scenario" && key != "impl" && key != "bodies" && !value.is_number() &&
+        !value.is_array()) {
       problems.push_back(fmt::format("\"{}\" is {}, expected a number", key, value.dump()));
     }
   }

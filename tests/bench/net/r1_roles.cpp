@@ -1,6 +1,6 @@
 // R1's wheelbeat roles (r1.h): a TcpServer whose handler echoes each request's body in its
-// reply, and a client process of `conns` TcpClients keeping `depth` Channel::request() calls in
-// flight on each.
+// reply (hessian2 bodies: a dubbo::Provider serving echo(String)), and a client process of
+// `conns` TcpClients keeping `depth` Channel::request() calls in flight on each.
 //
 // Threads: the main thread reads the driver's commands from stdin; the handlers and the request
 // callbacks run on the loop thread(s). The server's counters are relaxed atomics (the driver
@@ -13,6 +13,7 @@
 #include "rtt_histogram.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
+#include <wheelbeat/dubbo/provider.h>
 #include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
@@ -102,7 +103,9 @@ public:
       : config_(c),
         timer_(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
         loop_("r1-client"),
-        body_(kR1BodyBytes, 'r') {
+        hessian2_(c.r1Bodies.at(0) == R1Bodies::Hessian2),
+        body_(hessian2_ ? r1HessianRequest() : std::string(kR1BodyBytes, 'r')),
+        expected_(hessian2_ ? r1HessianResponse() : std::string()) {
     timer_.start();
     clients_.reserve(static_cast<std::size_t>(c.conns));
   }
@@ -222,7 +225,9 @@ private:
           std::chrono::duration_cast<Clock::duration>(conn.channel->lastRead())};
       rtt_.record(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sentAt).count());
       bump(answered_, 1);
-      if (r.frameStatus != net::kStatusOk || r.body.size() != kR1BodyBytes) {
+      // Raw bodies: the size only (as the floor's client); hessian2: the exact answer.
+      const bool good = hessian2_ ? r.body == expected_ : r.body.size() == kR1BodyBytes;
+      if (r.frameStatus != net::kStatusOk || !good) {
         bump(errors_, 1);
       } else if (!stopping_) {
         issue(conn, now);
@@ -250,7 +255,9 @@ private:
   const BenchConfig& config_;
   core::HashedWheelTimer timer_;
   net::EventLoop loop_;
+  const bool hessian2_;
   const std::string body_;
+  const std::string expected_;  // hessian2: the exact response body
   std::vector<std::unique_ptr<net::TcpClient>> clients_;
   std::vector<Conn> conns_;
   RttHistogram rtt_;
@@ -268,10 +275,34 @@ private:
 
 }  // namespace
 
+// The server's counters as the driver reads them: raw bodies, the echo handler's; hessian2, the
+// Provider's (every request answered with a value, or an error or exception).
+struct ServerSide {
+  std::shared_ptr<ServerCounters> counters = std::make_shared<ServerCounters>();
+  std::unique_ptr<dubbo::Provider> provider;  // hessian2 bodies: outlives the server
+
+  net::ChannelHandler handler(R1Bodies bodies) {
+    if (bodies == R1Bodies::Raw) return echoHandler(counters);
+    provider = std::make_unique<dubbo::Provider>();
+    provider->add({.interface = std::string(kR1Service)}, "echo", "Ljava/lang/String;",
+                  [](const dubbo::Request& request) { return request.args[0]; });
+    return provider->channelHandler();
+  }
+  std::int64_t handled() const {
+    if (!provider) return counters->handled.load(std::memory_order_relaxed);
+    return static_cast<std::int64_t>(provider->stats().values);
+  }
+  std::int64_t errors() const {
+    if (!provider) return counters->refused.load(std::memory_order_relaxed);
+    const auto s = provider->stats();
+    return static_cast<std::int64_t>(s.errors + s.exceptions);
+  }
+};
+
 int r1ServerMain(const BenchConfig& config) {
   raiseNofile(kServerReservedFds + 1);
-  auto counters = std::make_shared<ServerCounters>();
-  R1Server server(config, echoHandler(counters));
+  ServerSide side;
+  R1Server server(config, side.handler(config.r1Bodies.at(0)));
   Kv ready = selfUsage();
   ready["port0"] = server.listen();
   reply(formatKv("ready", ready));
@@ -280,8 +311,8 @@ int r1ServerMain(const BenchConfig& config) {
     if (command != "stats") throw std::runtime_error(fmt::format("unknown command '{}'", command));
     Kv s = selfUsage();
     s["conns"] = server.connections();
-    s["handled"] = counters->handled.load(std::memory_order_relaxed);
-    s["errors"] = counters->refused.load(std::memory_order_relaxed);
+    s["handled"] = side.handled();
+    s["errors"] = side.errors();
     reply(formatKv("stats", s));
   }
   return server.stop() ? 0 : 1;

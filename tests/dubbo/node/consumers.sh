@@ -7,9 +7,14 @@
 #              there and run the same matrix
 #   load       dubbo2.js sends CALLS echoString calls, 64 in flight, by host:port
 # Every mode then stops the server and asserts its counters: every request answered, no decode
-# error. Exit 77 (skipped) without node, node_modules or (zookeeper) java and ZooKeeper's jar.
+# error. Exit 77 (skipped) without node, node_modules or (zookeeper, greeter) java and
+# ZooKeeper's jar.
+#   greeter    BIN is wheelbeat_demo_node: a greeter provider (samples/rpc/greeter.h) registers in
+#              a real ZooKeeper; dubbo2.js by host:port and dubbo.ts through ZooKeeper call
+#              sayHello("Ada") (the exact greeting; dubbo2.js $echo too); the provider then counts exactly
+#              those two greetings and stops cleanly on SIGTERM
 #
-#   consumers.sh BIN direct|zookeeper|load [CALLS]
+#   consumers.sh BIN direct|zookeeper|load|greeter [CALLS]
 . "$(dirname "$0")/common.sh"
 bin=$1 mode=$2 calls=${3:-100000}
 
@@ -84,6 +89,29 @@ case $mode in
     expected_requests=$((answered + 1))
     stop_server
     ;;
-  *) echo "usage: consumers.sh BIN direct|zookeeper|load [CALLS]"; exit 2 ;;
+  greeter)
+    zookeeper
+    [ $? = 77 ] && { echo "java or ZooKeeper's jar missing: skipped"; exit 77; }
+    spawn provider "$bin" --role provider --name greeter-1 --registry-kind zookeeper \
+      --registry-port "$zk_port" --config "$node_dir/../../../samples/demo/cluster.json"
+    server_pid=$spawned
+    status_line='s/.*STATUS role=provider state=registered port=\([0-9]*\) .*/\1/p'
+    registered() { port=$(sed -n "$status_line" "$work/provider.out" | tail -1); [ -n "$port" ]; }
+    within 20 registered || fail "the greeter provider did not register"
+    greeting="Hello, Ada! (127.0.0.1:$port)"
+    run_consumer greeter_dubbo2 greeter_consumer.js --direct "127.0.0.1:$port" --expect "$greeting"
+    run_consumer greeter_dubbo_ts greeter_consumer.js --zookeeper "127.0.0.1:$zk_port" \
+      --expect "$greeting"
+    [ "$answered" = 3 ] || fail "$answered answers of 3 calls"
+    # Its status line (every 500 ms) counts the greetings served: one per consumer.
+    served() { tail -1 "$work/provider.out" | grep -q ' ok=2 '; }
+    within 10 served || fail "the provider did not count 2 greetings"
+    kill -TERM "$server_pid"
+    wait "$server_pid"
+    status=$?
+    [ $status = 0 ] || fail "the greeter provider exited $status"
+    grep -q 'state=stopped' "$work/provider.out" || fail "the greeter provider did not stop"
+    ;;
+  *) echo "usage: consumers.sh BIN direct|zookeeper|load|greeter [CALLS]"; exit 2 ;;
 esac
 echo "dubbo_node_$mode: passed"

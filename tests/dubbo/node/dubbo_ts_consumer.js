@@ -8,7 +8,7 @@
 // the same Hessian type on the wire (read from the response frames as they arrive); then
 // fail("...") must reject with that message. stdout: one JSON line {mode, target, calls, ok,
 // decodeErrors, mismatches: [...]}; exit status 1 on any mismatch.
-const { Registry, Consumer } = require('dubbo.ts');
+const { dubboTsInvoker, call } = require('./dubbo_ts');
 const ChannelDecoder = require('dubbo.ts/dist/consumer/decode').default;
 const hessianTypes = require('hessian.js/lib/object');
 const java = require('js-to-java');
@@ -57,30 +57,10 @@ function argument(c) {
   }
 }
 
-// A call's outcome as {res} or {err}: dubbo.ts throws on an exception or an error status.
-async function call(invoker, method, arg) {
-  try {
-    return { res: await invoker.invoke(method, [arg]) };
-  } catch (err) {
-    return { err };
-  }
-}
-
 async function main() {
   const summary = { mode: 'matrix', target: `dubbo.ts zookeeper ${opts.zookeeper}`, calls: 0,
     ok: 0, decodeErrors: 0, mismatches: [] };
-  const quiet = { info() {}, debug() {}, warn: console.error, error: console.error };
-  const registry = new Registry({ host: opts.zookeeper });
-  const consumer = new Consumer({ application: 'wheelbeat-node-interop', dubbo_version: '2.0.2',
-    pid: process.pid, registry, logger: quiet });
-  await consumer.listen();
-  // dubbo.ts keeps a provider only if its URL's version equals the one asked, and asks '0.0.0'
-  // at least; a provider registered without a version (Dubbo's layout leaves the parameter out,
-  // and dubbo2.js reads its absence as '0.0.0') is never found. Read it as '0.0.0' here.
-  const children = registry.children.bind(registry);
-  registry.children = async (path, watcher) => (await children(path, watcher) || []).map((u) =>
-    /(%3F|%26)version%3D/.test(u) ? u : `${u}%26version%3D0.0.0`);
-  const invoker = await consumer.get(kService, '0.0.0');
+  const invoker = await dubboTsInvoker(opts.zookeeper, kService, 'wheelbeat-node-interop');
   for (const c of cases) {
     summary.calls++;
     lastWireType = null;

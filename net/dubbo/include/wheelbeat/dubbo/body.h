@@ -85,10 +85,11 @@ struct BodyLimits {
 
 /// Dubbo's attachments: string keys (unique; set() replaces), values of any type (strings in
 /// practice), in insertion order. Held in a Hessian map node, so encoding copies nothing;
-/// copying an Attachments copies its entries (never shares them).
+/// copying an Attachments copies its entries (never shares them). An empty one holds no node
+/// (none is allocated until the first set(): every call's Result and Request has one).
 class Attachments {
 public:
-  Attachments();
+  Attachments() = default;
   Attachments(const Attachments& other);
   Attachments& operator=(const Attachments& other);
   Attachments(Attachments&&) noexcept = default;
@@ -100,16 +101,17 @@ public:
   const hessian::Value* find(std::string_view key) const;
   /// The value of `key` when it is a string, else `fallback` (absent, null or another type).
   std::string_view stringOr(std::string_view key, std::string_view fallback) const;
-  std::size_t size() const { return map_->entries.size(); }
-  bool empty() const { return map_->entries.empty(); }
-  /// The map node itself (never null), e.g. to encode or to walk its entries.
-  const hessian::MapPtr& map() const { return map_; }
+  std::size_t size() const { return map_ ? map_->entries.size() : 0; }
+  bool empty() const { return !map_ || map_->entries.empty(); }
+  /// The map node itself (never null: a new empty node when there are no entries), e.g. to
+  /// encode or to walk its entries.
+  hessian::MapPtr map() const;
   /// Takes a decoded map. Throws BodyError (at `offset`) naming the first key that is not a
   /// string or repeats another.
   static Attachments adopt(hessian::MapPtr map, std::size_t offset);
 
 private:
-  hessian::MapPtr map_;
+  hessian::MapPtr map_;  // null: no entries
 };
 
 /// One call, as its request body carries it.

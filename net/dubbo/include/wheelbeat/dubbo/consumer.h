@@ -77,6 +77,13 @@ struct Outcome {
   /// "bad-request", "rejected", "overloaded", "no-endpoint", ...
   std::string error;
   std::uint8_t status = 0;  ///< the response's status byte (0 when none arrived)
+  /// invoke() over a cluster::ServiceClient only (empty / zero over one channel): the url of
+  /// the provider whose answer decided (may be empty), the attempts made, whether a hedge won,
+  /// and the whole call's latency, every attempt included.
+  std::string provider;
+  std::uint32_t attempts = 0;
+  bool hedgeWon = false;
+  std::chrono::nanoseconds latency{0};
 };
 using OutcomeCallback = std::function<void(const Outcome&)>;
 
