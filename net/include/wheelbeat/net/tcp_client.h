@@ -47,21 +47,23 @@ enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, Rea
 // "disconnected", "connecting", "connected", "read-only", "closed".
 [[nodiscard]] std::string_view clientStateName(ClientState state) noexcept;
 
-// Connectivity in gRPC's vocabulary (plus read-only): Idle before the first attempt,
-// Connecting, Ready (connected), TransientFailure (the last connection or attempt failed; the
-// reconnect task retries), ReadOnly (ClientState::ReadOnly), Shutdown (closed for good).
+// The client's state as its connectivity callback reports it: ClientState plus Idle (before the
+// first attempt). The enumerators follow gRPC's connectivity states (Ready = connected,
+// TransientFailure = disconnected, Shutdown = closed); their names (connectivityName) are
+// wheelbeat's one vocabulary, the words of clientStateName(), in logs, metric labels and docs.
 enum class Connectivity : std::uint8_t {
-  Idle,
-  Connecting,
-  Ready,
-  TransientFailure,
-  ReadOnly,
-  Shutdown
+  Idle,              // "idle": start() not called yet, or its first attempt not begun
+  Connecting,        // "connecting"
+  Ready,             // "connected"
+  TransientFailure,  // "disconnected": the last connection or attempt failed; a reconnect follows
+  ReadOnly,          // "read-only" (ClientState::ReadOnly)
+  Shutdown           // "closed": closed for good
 };
-// "idle", "connecting", "ready", "transient_failure", "read_only", "shutdown".
+// "idle", "connecting", "connected", "disconnected", "read-only", "closed": for every state but
+// Idle, clientStateName() of the same state.
 [[nodiscard]] std::string_view connectivityName(Connectivity c) noexcept;
 
-// One transition with why it happened, e.g. {Ready, TransientFailure, "eof: peer closed the
+// One transition with why it happened, e.g. {Ready, TransientFailure, "eof: the peer closed the
 // connection"} or {Connecting, Ready, "connected to 10.0.0.5:20880"}.
 struct ConnectivityChange {
   Connectivity from = Connectivity::Idle;
@@ -110,7 +112,7 @@ public:
   void close(std::string_view reason = "closed by owner");
 
   [[nodiscard]] ClientState state() const noexcept;
-  // gRPC's view of state() (see Connectivity). Any thread.
+  // state() as Connectivity (Idle before the first attempt). Any thread.
   [[nodiscard]] Connectivity connectivity() const noexcept;
   // Sets the connectivity callback. Before start() only (std::logic_error after). Any thread.
   void onConnectivity(ConnectivityCallback callback);
