@@ -49,6 +49,17 @@ std::string_view closeKindName(CloseKind kind) noexcept {
   return "unknown";
 }
 
+bool closeErrorShown(const CloseReason& reason) noexcept {
+  const int code = reason.error.code();
+  switch (reason.kind) {
+    case CloseKind::Refused: return code != 0 && code != UV_ECONNREFUSED;
+    case CloseKind::ConnectTimeout: return code != 0 && code != UV_ETIMEDOUT;
+    case CloseKind::Eof:
+    case CloseKind::Protocol: return code != 0 && code != UV_EOF;
+    default: return code != 0;
+  }
+}
+
 CloseReason reasonFromError(NetError error, bool connecting, std::string context) {
   CloseKind kind = connecting ? CloseKind::Refused : CloseKind::IoError;
   switch (error.code()) {

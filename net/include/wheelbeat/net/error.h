@@ -74,6 +74,11 @@ struct CloseReason {
   std::string text;  // e.g. "bad magic 0x4745 (expected: 0xdabb)", "read idle 310ms > ..."
 };
 
+// Whether the formatted reason names `error`: not when there is none, nor when it is the code
+// the kind stands for and so adds nothing (ECONNREFUSED for Refused, ETIMEDOUT for
+// ConnectTimeout, EOF for Eof and for a Protocol close at the end of the stream). Thread: any.
+[[nodiscard]] bool closeErrorShown(const CloseReason& reason) noexcept;
+
 // The shared error name (tasks/error_names.h) a retry policy matches for `error`: "" for no
 // error; "timeout" for ETIMEDOUT; "overloaded" when this process ran short (ENOMEM, ENOBUFS,
 // EMFILE, ENFILE, EAGAIN); "disconnected" for every other code (refused, reset, unreachable, EOF,
@@ -97,8 +102,10 @@ struct fmt::formatter<wheelbeat::net::NetError> : fmt::formatter<std::string_vie
   }
 };
 
-// "refused: connect to 127.0.0.1:9: ECONNREFUSED (connection refused)"; the error part is left
-// out when there is none.
+// Reads once: the kind, what happened, then the libuv code only when it adds to the kind
+// (closeErrorShown). E.g. "refused: connect to 127.0.0.1:9" (ECONNREFUSED is what refused
+// means), "refused: connect to 10.0.0.5:9: EHOSTUNREACH (host is unreachable)", "eof: the peer
+// closed the connection", "reset: read: ECONNRESET (connection reset by peer)".
 template <>
 struct fmt::formatter<wheelbeat::net::CloseReason> : fmt::formatter<std::string_view> {
   template <typename FormatContext>
@@ -107,7 +114,7 @@ struct fmt::formatter<wheelbeat::net::CloseReason> : fmt::formatter<std::string_
     auto out =  // NOLINT(readability-qualified-auto)
         fmt::format_to(ctx.out(), "{}", wheelbeat::net::closeKindName(r.kind));
     if (!r.text.empty()) out = fmt::format_to(out, ": {}", r.text);
-    if (!r.error.ok()) out = fmt::format_to(out, ": {}", r.error);
+    if (wheelbeat::net::closeErrorShown(r)) out = fmt::format_to(out, ": {}", r.error);
     return out;
   }
 };

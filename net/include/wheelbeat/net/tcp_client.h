@@ -109,7 +109,7 @@ public:
   // (their timeouts leave timer.pendingTimeouts() before this returns), closes the socket
   // (onClosed: ClosedByOwner with `reason`), fails pending requests, and never reconnects.
   // Idempotent. Also what channel().close(reason) does, without the waiting.
-  void close(std::string_view reason = "closed by owner");
+  void close(std::string_view reason = "TcpClient::close()");
 
   [[nodiscard]] ClientState state() const noexcept;
   // state() as Connectivity (Idle before the first attempt). Any thread.
