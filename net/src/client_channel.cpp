@@ -151,7 +151,7 @@ bool ClientChannel::resolve(Stream& stream, std::uint64_t attempt) noexcept {
   } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): error stays UV_ENOMEM
   }
   if (error.ok()) return true;
-  closeStream(stream, reasonFromError(error, true, fmt::format("resolve {}", target())));
+  closeStream(stream, reasonFromError(error, true, target()));
   return false;
 }
 
@@ -168,8 +168,8 @@ void ClientChannel::resolved(std::uint64_t attempt, int status, const addrinfo* 
   // Superseded: the attempt timed out, the client closed, or the loop is stopping.
   if (attempt != attempt_ || stream == nullptr || stream->isClosing()) return;
   if (status != 0 || list == nullptr) {
-    closeStream(*stream, reasonFromError(NetError(status != 0 ? status : UV_EAI_NONAME), true,
-                                         fmt::format("resolve {}", target())));
+    closeStream(*stream,
+                reasonFromError(NetError(status != 0 ? status : UV_EAI_NONAME), true, target()));
     return;
   }
   // Several addresses: each attempt takes the next one, so a dead address (or an IPv6 answer

@@ -19,6 +19,8 @@ TEST_CASE("close reasons: every kind reads its kind once and a code only when it
         "refused: connect to 127.0.0.1:9");
   CHECK(text(reasonFromError(NetError(UV_EHOSTUNREACH), true, "connect to 10.0.0.5:9")) ==
         "refused: connect to 10.0.0.5:9: EHOSTUNREACH (host is unreachable)");
+  CHECK(text(reasonFromError(NetError(UV_EAI_NONAME), true, "no-such-host.invalid:20880")) ==
+        "resolve: no-such-host.invalid:20880: EAI_NONAME (unknown node or service)");
   CHECK(text(CloseReason{CloseKind::ConnectTimeout, NetError(UV_ETIMEDOUT),
                          "no connection to 10.0.0.5:9 within 200ms"}) ==
         "connect-timeout: no connection to 10.0.0.5:9 within 200ms");
@@ -63,6 +65,22 @@ TEST_CASE("close reasons: the kind's own code is left out and any other code is 
       wheelbeat::net::reasonFromError(NetError(UV_ECONNREFUSED), true, "connect to 127.0.0.1:9");
   CHECK(refused.error == NetError(UV_ECONNREFUSED));
   CHECK(errorName(refused.error) == "disconnected");
+}
+
+TEST_CASE("close reasons: every getaddrinfo error is resolve and retried as disconnected") {
+  for (const int code : {UV_EAI_NONAME, UV_EAI_AGAIN, UV_EAI_FAIL, UV_EAI_NODATA, UV_EAI_SERVICE,
+                         UV_EAI_FAMILY, UV_EAI_ADDRFAMILY}) {
+    for (const bool connecting : {true, false}) {
+      const CloseReason why =
+          wheelbeat::net::reasonFromError(NetError(code), connecting, "no-such-host.invalid:1");
+      CHECK(why.kind == CloseKind::Resolve);
+      CHECK(closeErrorShown(why));
+      CHECK(errorName(why.error) == "disconnected");
+    }
+  }
+  CHECK(closeKindName(CloseKind::Resolve) == "resolve");
+  CHECK(wheelbeat::net::reasonFromError(NetError(UV_ECONNREFUSED), true, "x").kind ==
+        CloseKind::Refused);
 }
 
 }  // TEST_SUITE("net")

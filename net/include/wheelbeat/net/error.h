@@ -52,6 +52,7 @@ private:
 // Which outcome closed a channel (one kind per outcome).
 enum class CloseKind : std::uint8_t {
   Refused,         // connect refused (ECONNREFUSED) or otherwise failed before connecting
+  Resolve,         // the server's host name could not be resolved (a UV_EAI_* code)
   ConnectTimeout,  // connect did not complete within ClientOptions::connectTimeout
   Reset,           // the peer reset the connection (ECONNRESET, EPIPE)
   Eof,             // the peer closed its side cleanly, at a frame boundary
@@ -64,8 +65,8 @@ enum class CloseKind : std::uint8_t {
   Resource,        // this process ran short: the loop's partial-frame budget, or memory
 };
 
-// "refused", "connect-timeout", "reset", "eof", "protocol", "io-error", "closed-by-owner",
-// "idle", "reconnect", "loop-stopped", "resource".
+// "refused", "resolve", "connect-timeout", "reset", "eof", "protocol", "io-error",
+// "closed-by-owner", "idle", "reconnect", "loop-stopped", "resource".
 [[nodiscard]] std::string_view closeKindName(CloseKind kind) noexcept;
 
 struct CloseReason {
@@ -82,12 +83,15 @@ struct CloseReason {
 // The shared error name (tasks/error_names.h) a retry policy matches for `error`: "" for no
 // error; "timeout" for ETIMEDOUT; "overloaded" when this process ran short (ENOMEM, ENOBUFS,
 // EMFILE, ENFILE, EAGAIN); "disconnected" for every other code (refused, reset, unreachable, EOF,
-// ...: the connection is not there). Thread: any.
+// ...: the connection is not there), a failed name resolution (UV_EAI_*, CloseKind::Resolve)
+// included: no connection was made, and the reconnect task retries it as any other.
+// Thread: any.
 [[nodiscard]] std::string_view errorName(NetError error) noexcept;
 
-// Builds the reason a libuv error code stands for: ECONNREFUSED -> Refused, ETIMEDOUT ->
-// ConnectTimeout while connecting, ECONNRESET/EPIPE -> Reset, EOF -> Eof, others -> IoError
-// (or Refused while connecting). `context` becomes the text, e.g. "connect to 127.0.0.1:9".
+// Builds the reason a libuv error code stands for: ECONNREFUSED -> Refused, UV_EAI_* (getaddrinfo)
+// -> Resolve, ETIMEDOUT -> ConnectTimeout while connecting, ECONNRESET/EPIPE -> Reset, EOF -> Eof,
+// others -> IoError (or Refused while connecting). `context` becomes the text, e.g. "connect to
+// 127.0.0.1:9".
 [[nodiscard]] CloseReason reasonFromError(NetError error, bool connecting, std::string context);
 
 }  // namespace wheelbeat::net

@@ -15,7 +15,8 @@
 // Connected -> Disconnected -> Connecting ... ; Closed (close(): final). The state callback runs
 // on the loop thread for every change, before the handler's onConnected/onClosed of that change.
 // Every connection and every failed attempt ends with exactly one onClosed(reason): refused,
-// connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open), closed-by-owner.
+// resolve, connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open),
+// closed-by-owner.
 //
 // The connect timeout is a one-shot on the shared wheel (no uv_timer per client): cancelled when
 // the attempt completes, so an idle client holds exactly the two task timeouts.
@@ -85,7 +86,8 @@ public:
   // Validates `options` (std::invalid_argument, see options.h). options.server.host is an IP
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
-  // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
+  // answer; a failed resolution closes the attempt as Resolve ("resolve: HOST:PORT: EAI_NONAME
+  // (unknown node or service)"), and the reconnect task retries it as any failed attempt.
   // The loop and the timer must outlive the client. options.taskListener / taskMetrics observe its
   // heartbeat and reconnect tasks.
   TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
