@@ -154,7 +154,7 @@ bool ClientChannel::resolve(Stream& stream, std::uint64_t attempt) noexcept {
   } catch (const std::bad_alloc&) {  // NOLINT(bugprone-empty-catch): error stays UV_ENOMEM
   }
   if (error.ok()) return true;
-  closeStream(stream, reasonFromError(error, true, fmt::format("resolve {}", target())));
+  closeStream(stream, reasonFromError(error, true, target()));
   return false;
 }
 
@@ -171,8 +171,8 @@ void ClientChannel::resolved(std::uint64_t attempt, int status, const addrinfo* 
   // Superseded: the attempt timed out, the client closed, or the loop is stopping.
   if (attempt != attempt_ || stream == nullptr || stream->isClosing()) return;
   if (status != 0 || list == nullptr) {
-    closeStream(*stream, reasonFromError(NetError(status != 0 ? status : UV_EAI_NONAME), true,
-                                         fmt::format("resolve {}", target())));
+    closeStream(*stream,
+                reasonFromError(NetError(status != 0 ? status : UV_EAI_NONAME), true, target()));
     return;
   }
   // Several addresses: each attempt takes the next one, so a dead address (or an IPv6 answer
@@ -229,7 +229,7 @@ void ClientChannel::attached() noexcept {
 void ClientChannel::connectTimedOut(std::uint64_t attempt) noexcept {
   if (attempt != attempt_ || state() != ClientState::Connecting || current() == nullptr) return;
   closeStream(*current(), CloseReason{CloseKind::ConnectTimeout, NetError(UV_ETIMEDOUT),
-                                      fmt::format("connect to {} not done within {}", target(),
+                                      fmt::format("no connection to {} within {}", target(),
                                                   core::human(options_.connectTimeout))});
 }
 
@@ -290,13 +290,13 @@ bool ClientChannel::closeForGood(std::string reason) {
   if (!markClosed()) return true;  // the first call's path sets closedDone_
   cancelTimers();
   auto self = std::static_pointer_cast<ClientChannel>(shared_from_this());
-  const bool posted = loop().post([self, why = std::move(reason)]() mutable {
-    if (!self->closeCurrent(CloseReason{CloseKind::ClosedByOwner, {}, std::move(why)})) {
-      self->finishClosed("closed by owner");  // no socket: closed at once
-    }
+  CloseReason why{CloseKind::ClosedByOwner, {}, std::move(reason)};
+  // Without a socket there is no onClosed: the state change names the same reason.
+  std::string said = fmt::format("{}", why);
+  const bool posted = loop().post([self, why, said]() mutable {
+    if (!self->closeCurrent(std::move(why))) self->finishClosed(said);  // no socket: closed now
   });
-  if (!posted)
-    finishClosed("closed by owner");  // the loop is stopping: its shutdown closes the socket
+  if (!posted) finishClosed(said);  // the loop is stopping: its shutdown closes the socket
   return posted;
 }
 

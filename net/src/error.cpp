@@ -35,6 +35,7 @@ std::string_view errorName(NetError error) noexcept {
 std::string_view closeKindName(CloseKind kind) noexcept {
   switch (kind) {
     case CloseKind::Refused: return "refused";
+    case CloseKind::Resolve: return "resolve";
     case CloseKind::ConnectTimeout: return "connect-timeout";
     case CloseKind::Reset: return "reset";
     case CloseKind::Eof: return "eof";
@@ -49,8 +50,43 @@ std::string_view closeKindName(CloseKind kind) noexcept {
   return "unknown";
 }
 
+bool closeErrorShown(const CloseReason& reason) noexcept {
+  const int code = reason.error.code();
+  switch (reason.kind) {
+    case CloseKind::Refused: return code != 0 && code != UV_ECONNREFUSED;
+    case CloseKind::ConnectTimeout: return code != 0 && code != UV_ETIMEDOUT;
+    case CloseKind::Eof:
+    case CloseKind::Protocol: return code != 0 && code != UV_EOF;
+    default: return code != 0;
+  }
+}
+
+namespace {
+// libuv's getaddrinfo() errors: the name, not the connection, failed.
+bool isResolveError(int code) noexcept {
+  switch (code) {
+    case UV_EAI_ADDRFAMILY:
+    case UV_EAI_AGAIN:
+    case UV_EAI_BADFLAGS:
+    case UV_EAI_BADHINTS:
+    case UV_EAI_CANCELED:
+    case UV_EAI_FAIL:
+    case UV_EAI_FAMILY:
+    case UV_EAI_MEMORY:
+    case UV_EAI_NODATA:
+    case UV_EAI_NONAME:
+    case UV_EAI_OVERFLOW:
+    case UV_EAI_PROTOCOL:
+    case UV_EAI_SERVICE:
+    case UV_EAI_SOCKTYPE: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 CloseReason reasonFromError(NetError error, bool connecting, std::string context) {
   CloseKind kind = connecting ? CloseKind::Refused : CloseKind::IoError;
+  if (isResolveError(error.code())) kind = CloseKind::Resolve;
   switch (error.code()) {
     case UV_ECONNREFUSED: kind = CloseKind::Refused; break;
     case UV_ETIMEDOUT: kind = connecting ? CloseKind::ConnectTimeout : CloseKind::Reset; break;

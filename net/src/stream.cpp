@@ -37,7 +37,7 @@ void Stream::close(CloseReason why) noexcept {
 }
 
 void Stream::closeForShutdown() noexcept {
-  close(CloseReason{CloseKind::LoopStopped, {}, "event loop stopped"});
+  close(CloseReason{CloseKind::LoopStopped, {}, "the channel was still open"});
 }
 
 void Stream::onAlloc(uv_handle_t* handle, std::size_t /*suggested*/, uv_buf_t* buf) noexcept {

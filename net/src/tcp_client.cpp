@@ -25,14 +25,15 @@ std::string_view clientStateName(ClientState state) noexcept {
   return "unknown";
 }
 
+// The same words as clientStateName(): one vocabulary in logs, labels and callbacks.
 std::string_view connectivityName(Connectivity c) noexcept {
   switch (c) {
     case Connectivity::Idle: return "idle";
-    case Connectivity::Connecting: return "connecting";
-    case Connectivity::Ready: return "ready";
-    case Connectivity::TransientFailure: return "transient_failure";
-    case Connectivity::ReadOnly: return "read_only";
-    case Connectivity::Shutdown: return "shutdown";
+    case Connectivity::Connecting: return clientStateName(ClientState::Connecting);
+    case Connectivity::Ready: return clientStateName(ClientState::Connected);
+    case Connectivity::TransientFailure: return clientStateName(ClientState::Disconnected);
+    case Connectivity::ReadOnly: return clientStateName(ClientState::ReadOnly);
+    case Connectivity::Shutdown: return clientStateName(ClientState::Closed);
   }
   return "unknown";
 }

@@ -5,6 +5,7 @@
 #include "support.h"
 
 #include <future>
+#include <utility>
 
 namespace {
 
@@ -250,8 +251,22 @@ TEST_CASE("connectivity: gRPC states with a reason for every transition") {
   CHECK(c[4].to == Connectivity::Connecting);  // the reconnect task tries again: refused
   CHECK(c.back().to == Connectivity::Shutdown);
   for (std::size_t i = 1; i < c.size(); ++i) CHECK(c[i].from == c[i - 1].to);
-  CHECK(connectivityName(Connectivity::TransientFailure) == "transient_failure");
-  CHECK(connectivityName(Connectivity::ReadOnly) == "read_only");
+}
+
+TEST_CASE("connectivity names are the client state names") {
+  CHECK(connectivityName(Connectivity::Idle) == "idle");
+  CHECK(connectivityName(Connectivity::Connecting) == "connecting");
+  CHECK(connectivityName(Connectivity::Ready) == "connected");
+  CHECK(connectivityName(Connectivity::TransientFailure) == "disconnected");
+  CHECK(connectivityName(Connectivity::ReadOnly) == "read-only");
+  CHECK(connectivityName(Connectivity::Shutdown) == "closed");
+  const std::pair<Connectivity, ClientState> same[] = {
+      {Connectivity::Connecting, ClientState::Connecting},
+      {Connectivity::Ready, ClientState::Connected},
+      {Connectivity::TransientFailure, ClientState::Disconnected},
+      {Connectivity::ReadOnly, ClientState::ReadOnly},
+      {Connectivity::Shutdown, ClientState::Closed}};
+  for (const auto& [c, s] : same) CHECK(connectivityName(c) == clientStateName(s));
 }
 
 TEST_CASE("shutdown: a negative grace is rejected and changes nothing") {

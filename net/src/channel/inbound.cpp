@@ -40,10 +40,13 @@ CloseReason Inbound::decodeFailure(const FrameDecoder& decoder) noexcept {
       decoder.error() == DecodeError::None ? DecodeError::OutOfMemory : decoder.error();
   CloseReason why{isResourceError(error) ? CloseKind::Resource : CloseKind::Protocol, {}, {}};
   try {
-    if (isResourceError(error)) {
-      why.text = decoder.reason().empty() ? "out of memory on the read path" : decoder.reason();
+    // The decoder's reason says what happened ("bad magic 0x4745 (expected: 0xdabb)"): the
+    // decode error's name would say it twice.
+    if (!decoder.reason().empty()) {
+      why.text = decoder.reason();
     } else {
-      why.text = fmt::format("{}: {}", decodeErrorName(error), decoder.reason());
+      why.text = isResourceError(error) ? std::string("out of memory on the read path")
+                                        : std::string(decodeErrorName(error));
     }
   } catch (const std::bad_alloc&) {
     why.text.clear();
@@ -55,12 +58,11 @@ CloseReason Inbound::readFailure(NetError error, FrameDecoder& decoder,
                                  ChannelMetrics& metrics) noexcept {
   if (error.code() != UV_EOF) return reasonFromError(error, false, "read");
   if (decoder.finish() != DecodeError::TruncatedAtEof) {
-    return CloseReason{CloseKind::Eof, error, "peer closed the connection"};
+    return CloseReason{CloseKind::Eof, error, "the peer closed the connection"};
   }
   metrics.countDecodeError(DecodeError::TruncatedAtEof);
-  try {
-    return CloseReason{CloseKind::Protocol, error,
-                       fmt::format("truncated-at-eof: {}", decoder.reason())};
+  try {  // "stream ended after 5 bytes of a 16-byte header"
+    return CloseReason{CloseKind::Protocol, error, decoder.reason()};
   } catch (const std::bad_alloc&) {
     return CloseReason{CloseKind::Protocol, error, {}};
   }

@@ -52,6 +52,7 @@ private:
 // Which outcome closed a channel (one kind per outcome).
 enum class CloseKind : std::uint8_t {
   Refused,         // connect refused (ECONNREFUSED) or otherwise failed before connecting
+  Resolve,         // the server's host name could not be resolved (a UV_EAI_* code)
   ConnectTimeout,  // connect did not complete within ClientOptions::connectTimeout
   Reset,           // the peer reset the connection (ECONNRESET, EPIPE)
   Eof,             // the peer closed its side cleanly, at a frame boundary
@@ -64,8 +65,8 @@ enum class CloseKind : std::uint8_t {
   Resource,        // this process ran short: the loop's partial-frame budget, or memory
 };
 
-// "refused", "connect-timeout", "reset", "eof", "protocol", "io-error", "closed-by-owner",
-// "idle", "reconnect", "loop-stopped", "resource".
+// "refused", "resolve", "connect-timeout", "reset", "eof", "protocol", "io-error",
+// "closed-by-owner", "idle", "reconnect", "loop-stopped", "resource".
 [[nodiscard]] std::string_view closeKindName(CloseKind kind) noexcept;
 
 struct CloseReason {
@@ -74,15 +75,23 @@ struct CloseReason {
   std::string text;  // e.g. "bad magic 0x4745 (expected: 0xdabb)", "read idle 310ms > ..."
 };
 
+// Whether the formatted reason names `error`: not when there is none, nor when it is the code
+// the kind stands for and so adds nothing (ECONNREFUSED for Refused, ETIMEDOUT for
+// ConnectTimeout, EOF for Eof and for a Protocol close at the end of the stream). Thread: any.
+[[nodiscard]] bool closeErrorShown(const CloseReason& reason) noexcept;
+
 // The shared error name (tasks/error_names.h) a retry policy matches for `error`: "" for no
 // error; "timeout" for ETIMEDOUT; "overloaded" when this process ran short (ENOMEM, ENOBUFS,
 // EMFILE, ENFILE, EAGAIN); "disconnected" for every other code (refused, reset, unreachable, EOF,
-// ...: the connection is not there). Thread: any.
+// ...: the connection is not there), a failed name resolution (UV_EAI_*, CloseKind::Resolve)
+// included: no connection was made, and the reconnect task retries it as any other.
+// Thread: any.
 [[nodiscard]] std::string_view errorName(NetError error) noexcept;
 
-// Builds the reason a libuv error code stands for: ECONNREFUSED -> Refused, ETIMEDOUT ->
-// ConnectTimeout while connecting, ECONNRESET/EPIPE -> Reset, EOF -> Eof, others -> IoError
-// (or Refused while connecting). `context` becomes the text, e.g. "connect to 127.0.0.1:9".
+// Builds the reason a libuv error code stands for: ECONNREFUSED -> Refused, UV_EAI_* (getaddrinfo)
+// -> Resolve, ETIMEDOUT -> ConnectTimeout while connecting, ECONNRESET/EPIPE -> Reset, EOF -> Eof,
+// others -> IoError (or Refused while connecting). `context` becomes the text, e.g. "connect to
+// 127.0.0.1:9".
 [[nodiscard]] CloseReason reasonFromError(NetError error, bool connecting, std::string context);
 
 }  // namespace wheelbeat::net
@@ -97,8 +106,10 @@ struct fmt::formatter<wheelbeat::net::NetError> : fmt::formatter<std::string_vie
   }
 };
 
-// "refused: connect to 127.0.0.1:9: ECONNREFUSED (connection refused)"; the error part is left
-// out when there is none.
+// Reads once: the kind, what happened, then the libuv code only when it adds to the kind
+// (closeErrorShown). E.g. "refused: connect to 127.0.0.1:9" (ECONNREFUSED is what refused
+// means), "refused: connect to 10.0.0.5:9: EHOSTUNREACH (host is unreachable)", "eof: the peer
+// closed the connection", "reset: read: ECONNRESET (connection reset by peer)".
 template <>
 struct fmt::formatter<wheelbeat::net::CloseReason> : fmt::formatter<std::string_view> {
   template <typename FormatContext>
@@ -107,7 +118,7 @@ struct fmt::formatter<wheelbeat::net::CloseReason> : fmt::formatter<std::string_
     auto out =  // NOLINT(readability-qualified-auto)
         fmt::format_to(ctx.out(), "{}", wheelbeat::net::closeKindName(r.kind));
     if (!r.text.empty()) out = fmt::format_to(out, ": {}", r.text);
-    if (!r.error.ok()) out = fmt::format_to(out, ": {}", r.error);
+    if (wheelbeat::net::closeErrorShown(r)) out = fmt::format_to(out, ": {}", r.error);
     return out;
   }
 };

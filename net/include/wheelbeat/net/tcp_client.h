@@ -15,11 +15,11 @@
 // Connected -> Disconnected -> Connecting ... ; Closed (close(): final). The state callback runs
 // on the loop thread for every change, before the handler's onConnected/onClosed of that change.
 // Every connection and every failed attempt ends with exactly one onClosed(reason): refused,
-// connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open), closed-by-owner.
-// Three read-idle reconnects in a row with no read on the connections between them log one Warn
-// ("client 127.0.0.1:9000: 3 read-idle reconnects in a row (idle timeout 300ms, heartbeat
-// interval 100ms): the peer answers slower than the idle timeout?"); a read starts the count
-// again.
+// resolve, connect-timeout, reset, eof, protocol, reconnect (forced, e.g. half-open),
+// closed-by-owner. Three read-idle reconnects in a row with no read on the connections between
+// them log one Warn ("client 127.0.0.1:9000: 3 read-idle reconnects in a row (idle timeout 300ms,
+// heartbeat interval 100ms): the peer answers slower than the idle timeout?"); a read starts the
+// count again.
 //
 // The connect timeout is a one-shot on the shared wheel (no uv_timer per client): cancelled when
 // the attempt completes, so an idle client holds exactly the two task timeouts.
@@ -51,21 +51,23 @@ enum class ClientState : std::uint8_t { Disconnected, Connecting, Connected, Rea
 // "disconnected", "connecting", "connected", "read-only", "closed".
 [[nodiscard]] std::string_view clientStateName(ClientState state) noexcept;
 
-// Connectivity in gRPC's vocabulary (plus read-only): Idle before the first attempt,
-// Connecting, Ready (connected), TransientFailure (the last connection or attempt failed; the
-// reconnect task retries), ReadOnly (ClientState::ReadOnly), Shutdown (closed for good).
+// The client's state as its connectivity callback reports it: ClientState plus Idle (before the
+// first attempt). The enumerators follow gRPC's connectivity states (Ready = connected,
+// TransientFailure = disconnected, Shutdown = closed); their names (connectivityName) are
+// wheelbeat's one vocabulary, the words of clientStateName(), in logs, metric labels and docs.
 enum class Connectivity : std::uint8_t {
-  Idle,
-  Connecting,
-  Ready,
-  TransientFailure,
-  ReadOnly,
-  Shutdown
+  Idle,              // "idle": start() not called yet, or its first attempt not begun
+  Connecting,        // "connecting"
+  Ready,             // "connected"
+  TransientFailure,  // "disconnected": the last connection or attempt failed; a reconnect follows
+  ReadOnly,          // "read-only" (ClientState::ReadOnly)
+  Shutdown           // "closed": closed for good
 };
-// "idle", "connecting", "ready", "transient_failure", "read_only", "shutdown".
+// "idle", "connecting", "connected", "disconnected", "read-only", "closed": for every state but
+// Idle, clientStateName() of the same state.
 [[nodiscard]] std::string_view connectivityName(Connectivity c) noexcept;
 
-// One transition with why it happened, e.g. {Ready, TransientFailure, "eof: peer closed the
+// One transition with why it happened, e.g. {Ready, TransientFailure, "eof: the peer closed the
 // connection"} or {Connecting, Ready, "connected to 10.0.0.5:20880"}.
 struct ConnectivityChange {
   Connectivity from = Connectivity::Idle;
@@ -88,7 +90,8 @@ public:
   // in options.h). options.server.host is an IP
   // literal or a host name; a name is resolved afresh for every connect attempt, off the loop
   // (libuv's thread pool), within connectTimeout, each attempt taking the next address of the
-  // answer; a failed resolution closes the attempt as Refused ("resolve HOST:PORT: EAI_...").
+  // answer; a failed resolution closes the attempt as Resolve ("resolve: HOST:PORT: EAI_NONAME
+  // (unknown node or service)"), and the reconnect task retries it as any failed attempt.
   // The loop and the timer must outlive the client. options.taskListener / taskMetrics observe its
   // heartbeat and reconnect tasks.
   TcpClient(EventLoop& loop, core::HashedWheelTimer& timer, ClientOptions options,
@@ -112,10 +115,10 @@ public:
   // (their timeouts leave timer.pendingTimeouts() before this returns), closes the socket
   // (onClosed: ClosedByOwner with `reason`), fails pending requests, and never reconnects.
   // Idempotent. Also what channel().close(reason) does, without the waiting.
-  void close(std::string_view reason = "closed by owner");
+  void close(std::string_view reason = "TcpClient::close()");
 
   [[nodiscard]] ClientState state() const noexcept;
-  // gRPC's view of state() (see Connectivity). Any thread.
+  // state() as Connectivity (Idle before the first attempt). Any thread.
   [[nodiscard]] Connectivity connectivity() const noexcept;
   // Sets the connectivity callback. Before start() only (std::logic_error after). Any thread.
   void onConnectivity(ConnectivityCallback callback);

@@ -11,8 +11,9 @@
 //                        ETIMEDOUT
 //   "disconnected"       no connection, or it closed before the answer            usually
 //                        (CallStatus::Closed, SendResult::NotConnected, Dubbo
-//                        status 35, a refused / reset connection, a registry
-//                        without its server, the reconnect task)
+//                        status 35, a refused / reset connection, a host name
+//                        that does not resolve, a registry without its server,
+//                        the reconnect task)
 //   "read-idle"          the connection went silent beyond the idle timeout      yes (reconnect)
 //                        (reconnect task, Redis engine)
 //   "overloaded"         no room to take the request now: the send queue is      with backoff
