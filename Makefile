@@ -9,7 +9,7 @@
 # Other targets: deps, build, bench [ARGS=...], soak [SOAK_MINUTES=60], test-rel, test-asan,
 # test-tsan, test-fuzz, format, format-check, tidy, docs (the API reference), clean, help.
 #
-# Build trees: build/ (RelWithDebInfo, every program in build/bin/, tests in build/tests/bin/), build-asan/ (ASan+UBSan),
+# Build trees: build/ (Release, -O3, every program in build/bin/, tests in build/tests/bin/), build-asan/ (ASan+UBSan),
 # build-tsan/ (TSan), build-fuzz/ (clang, tests/fuzz/ only: one ctest test, the bounded fuzz run).
 # Knobs: JOBS, GENERATOR, TEST_TIMEOUT, CTEST_JOBS, SAN_BUILD_TYPE, ARGS, FUZZ_SECONDS.
 
@@ -88,7 +88,8 @@ export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1
 # Every tree is a developer's (WHEELBEAT_DEVELOPER: tests, samples, benchmarks, -Werror); a plain
 # `cmake -B build` builds only the libraries and wheelbeat-config, without -Werror.
 rel_DIR := build
-rel_ARGS := -DWHEELBEAT_DEVELOPER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Release (-O3) with -Werror: the warnings only the optimiser sees fail here, not in a user's build.
+rel_ARGS := -DWHEELBEAT_DEVELOPER=ON -DCMAKE_BUILD_TYPE=Release
 asan_DIR := build-asan
 asan_ARGS := -DWHEELBEAT_DEVELOPER=ON -DWHEELBEAT_SANITIZE=address -DWHEELBEAT_BUILD_BENCH=OFF \
              -DCMAKE_BUILD_TYPE=$(SAN_BUILD_TYPE) -DCMAKE_CXX_FLAGS_DEBUG="$(SAN_DEBUG_FLAGS)"
