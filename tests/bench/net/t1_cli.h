@@ -15,7 +15,7 @@ namespace wheelbeat::bench::netbench {
 // The command line as given for T0 / T1.
 struct T1Args {
   T1Config config;
-  std::string configs = "round_robin,failover,full";
+  std::string configs = "round_robin,failover,full,raw";
   std::vector<CLI::Option*> options;  // the T flags, to tell whether one was given
 };
 
