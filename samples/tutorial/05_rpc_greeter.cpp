@@ -4,8 +4,8 @@
 // of org.wheelbeat.samples.Greeter that register their Dubbo urls ("dubbo://127.0.0.1:<port>/
 // INTERFACE?...&methods=sayHello&..."), and a consumer whose cluster client
 // (cluster::ServiceClient) calls sayHello on them round robin and fails a call over to the other
-// provider when an attempt fails. Then one provider goes away: every call still succeeds, on the other
-// one, and the cluster client's figures say how many attempts that took.
+// provider when an attempt fails. Then one provider goes away: every call still succeeds, on the
+// other one, and the cluster client's figures say how many attempts that took.
 #include "common/program.h"
 #include "common/say.h"
 #include "common/wait.h"

@@ -62,7 +62,7 @@ struct T1Faults {
 };
 
 struct T1Config {
-  std::vector<std::string> scenarios{"T0", "T1"};                       // in run order
+  std::vector<std::string> scenarios{"T0", "T1"};  // in run order
   // In run order; "raw" (the floor) runs in T0 only.
   std::vector<std::string> configs{"round_robin", "failover", "full", "raw"};
   int providers = 8;
