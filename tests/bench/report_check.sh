@@ -65,12 +65,21 @@ grep -qxF '| S1 | ns_per_op | 134.9 | 61.77 | 2.184 | 0.6 | no |' "$page" || fai
 grep -qxF 'H1 is not in these results.' "$page" || fail "perf: no H1"
 "$here/perf_tables.sh" "$here/data/sample_results.jsonl" "$page" 2>/dev/null
 grep -qxF '| wheelbeat | 29.872 | 1.039 | 4.26 / 4.65 | 200 | 0 | 4382.7 / 5652.5 |' "$page" || fail "perf: H1 row"
-grep -qxF '| 64 × 16 | 1 | wheelbeat | 387250.3 | 0.615 | 1.591 | 1.09 | - |' "$page" || fail "perf: R1 row"
+grep -qxF '| 64 × 16 | 1 | wheelbeat | raw | 387250.3 | 0.615 | 1.591 | 1.09 | - | - |' "$page" || fail "perf: R1 row"
 grep -qxF 'The wheel against Netty is not in these results.' "$page" || fail "perf: no Netty"
 [ "$(grep -c '^| S1 | ns_per_op |' "$page")" -eq 0 ] || fail "perf: old rows left"
-diff <(grep -v '^|' "$page" | grep -v 'not in these results' | grep -v '^| run') \
-     <(grep -v '^|' "$here/../../docs/performance.md" | grep -v 'not in these results') > /dev/null \
+# (a generated table's own prose, e.g. the floor's sentence, and blank lines do not count)
+diff <(grep -v '^|' "$page" | grep -v -e 'not in these results' -e '^The floor (T0' -e '^$') \
+     <(grep -v '^|' "$here/../../docs/performance.md" |
+       grep -v -e 'not in these results' -e '^The floor (T0' -e '^$') > /dev/null \
   || fail "perf: text outside the markers changed"
+# The cluster scenarios: every implementation's line (the floor's too) and the checks.
+"$here/perf_tables.sh" "$here/data/cluster_and_r1.jsonl" "$page" 2>/dev/null
+grep -qxF '| T1 | wheelbeat full | 0 | 124 | 338 | 2720 | 0.33 % | 53.3 (21.1) |' "$page" || fail "perf: T1 row"
+grep -qxF '| T0 | floor (raw sockets) raw | 0 | 114 | 294 | 1869 | 0 % | 43.3 (27.8) |' "$page" \
+  || fail "perf: floor row"
+grep -qxF '| T1 | p99_us | 338.2 | wheelbeat T0 full | 281 | 1.204 | 2 | yes |' "$page" || fail "perf: T check"
+grep -q '^The floor (T0.*out of reach on this machine\.$' "$page" || fail "perf: the floor's sentence"
 grep -v 'bench:D1 -->' "$page" > "$out/no_marker.md"
 set +e
 "$here/perf_tables.sh" "$netty" "$out/no_marker.md" 2>/dev/null
