@@ -1,5 +1,6 @@
 // wheelbeat-config defaults, schema and explain, in-process (cli::run).
 #include "cli.h"
+#include "cli_run.h"
 #include "helpers.h"
 #include "sections.h"
 
@@ -19,19 +20,8 @@ using wheelbeat::config::Config;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  const std::vector<std::string_view> views(args.begin(), args.end());
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = cli::run(views, out, err);
-  return {status, out.str(), err.str()};
-}
+using Run = wbtest::CliRun;
+Run run(const std::vector<std::string>& args) { return wbtest::runCli(args); }
 
 std::string fileText(const fs::path& path) {
   std::ifstream in(path);

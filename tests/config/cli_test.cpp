@@ -1,6 +1,7 @@
 // wheelbeat-config, in-process (cli::run); tests/config/run_cli.cmake runs the real binary.
 #include "cli.h"
 
+#include "cli_run.h"
 #include "helpers.h"
 
 #include <doctest/doctest.h>
@@ -15,19 +16,8 @@ namespace cli = wheelbeat::config::cli;
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  const std::vector<std::string_view> views(args.begin(), args.end());
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = cli::run(views, out, err);
-  return {status, out.str(), err.str()};
-}
+using Run = wbtest::CliRun;
+Run run(const std::vector<std::string>& args) { return wbtest::runCli(args); }
 
 std::string sample(const char* name) { return (wbtest::samplesDir() / name).string(); }
 std::string data(const char* name) {
