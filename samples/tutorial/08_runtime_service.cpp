@@ -1,4 +1,4 @@
-// Tutorial 08 — a service in ten lines: wheelbeat::Runtime.
+// Tutorial 08 — a service in a dozen lines: wheelbeat::Runtime.
 //
 // One configuration file makes the runtime: the loop group, the shared wheel, the metrics
 // registry and its /metrics endpoint, logging. Its makers build what a service needs from the
@@ -22,7 +22,7 @@ namespace {
 constexpr const char* kName = "tutorial_08_runtime_service";
 constexpr const char* kAbout =
     "Tutorial 08: a service from one JSON file (server, client, retry policy, /metrics, an "
-    "application counter) in ten lines; run it in samples/configs/; it stops on SIGTERM.";
+    "application counter) in a dozen lines; run it in samples/configs/; it stops on SIGTERM.";
 }  // namespace
 
 int main(int argc, char** argv) {

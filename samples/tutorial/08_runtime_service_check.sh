@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest sample_08_runtime_service (labels sample, metrics): tutorial 08 — README's "A service in
-# ten lines" — run as a service.
+# a dozen lines" — run as a service.
 #   1. started in the configs folder (it reads service.json there): its echo call succeeds (the
 #      retry policy covers the attempts made while the client connects); the runtime logs the
 #      port of /metrics
