@@ -246,4 +246,9 @@ std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop, core::HashedWheelTi
   return makeRegistry(loop, timer, std::move(setup));
 }
 
+std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop, core::HashedWheelTimer& timer,
+                                       std::string_view url) {
+  return makeRegistry(loop, timer, url, RegistrySetup{});
+}
+
 }  // namespace wheelbeat::registry
