@@ -358,31 +358,6 @@ TEST_CASE("start() on a stopped loop throws, as listen() does, and starts nothin
                        std::runtime_error);
 }
 
-TEST_CASE("a timer stopped under a connected client closes it, with the reason") {
-  Env env;
-  HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};  // only this client's tasks
-  Recorder server;
-  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
-  Recorder client;
-  TcpClient cli(env.loop, clientTimer, clientOptions(srv.listen()), client.handler(),
-                client.stateCallback());
-  cli.start();
-  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
-  CHECK(clientTimer.users() ==
-        std::vector<std::string>{fmt::format("TcpClient 127.0.0.1:{}", srv.port())});
-  // Not left "connected" with its heartbeats off: closed, its tasks cancelled, nothing handed
-  // back by stop().
-  CHECK(clientTimer.stop().empty());
-  CHECK(cli.state() == ClientState::Closed);
-  REQUIRE(waitFor([&] { return client.closed.load() == 1; }));
-  const auto reasons = client.closeReasons();
-  REQUIRE(reasons.size() == 1);
-  CHECK(reasons[0].kind == CloseKind::ClosedByOwner);
-  CHECK(reasons[0].text == "the timer stopped");
-  CHECK(client.stateList().back() == ClientState::Closed);
-  REQUIRE(waitFor([&] { return server.closed.load() == 1; }));  // the server saw it go
-}
-
 TEST_CASE("owner close cancels every task of the client and no reconnect follows") {
   Env env;
   HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};  // only this client's tasks

@@ -1,5 +1,5 @@
 // A wheel stopped under the objects that use it (core/users.h): nothing is left serving or
-// "connected" with its tasks silently off. (The client's case is in lifecycle_test.cpp.)
+// "connected" with its tasks silently off.
 #include "support.h"
 
 #include <doctest/doctest.h>
@@ -7,6 +7,31 @@
 using namespace wbnet;
 
 TEST_SUITE("net") {
+TEST_CASE("a timer stopped under a connected client closes it, with the reason") {
+  Env env;
+  HashedWheelTimer clientTimer{WheelOptions{.tickDuration = 10ms}};  // only this client's tasks
+  Recorder server;
+  TcpServer srv(env.loop, env.timer, serverOptions(), server.handler());
+  Recorder client;
+  TcpClient cli(env.loop, clientTimer, clientOptions(srv.listen()), client.handler(),
+                client.stateCallback());
+  cli.start();
+  REQUIRE(waitFor([&] { return cli.state() == ClientState::Connected; }));
+  CHECK(clientTimer.users() ==
+        std::vector<std::string>{fmt::format("TcpClient 127.0.0.1:{}", srv.port())});
+  // Not left "connected" with its heartbeats off: closed, its tasks cancelled, nothing handed
+  // back by stop().
+  CHECK(clientTimer.stop().empty());
+  CHECK(cli.state() == ClientState::Closed);
+  REQUIRE(waitFor([&] { return client.closed.load() == 1; }));
+  const auto reasons = client.closeReasons();
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].kind == CloseKind::ClosedByOwner);
+  CHECK(reasons[0].text == "the timer stopped");
+  CHECK(client.stateList().back() == ClientState::Closed);
+  REQUIRE(waitFor([&] { return server.closed.load() == 1; }));  // the server saw it go
+}
+
 TEST_CASE("a timer stopped under a serving server stops it: its channels close and nothing more") {
   Env env;
   HashedWheelTimer serverTimer{WheelOptions{.tickDuration = 10ms}};  // only this server's tasks
