@@ -93,4 +93,21 @@ function flags(argv, defaults) {
   return out;
 }
 
-module.exports = { wireType, responseWireType, sameValue, show, flags };
+// The argument of a case in js-to-java's form (the $class gives the descriptor dubbo2.js sends).
+function argument(c) {
+  const java = require('js-to-java');
+  switch (c.type) {
+    case 'int': return java.int(c.value);
+    case 'long': return java.long(c.value);
+    case 'double': return java.double(Number(c.value));
+    case 'boolean': return java.boolean(c.value);
+    case 'string': return java.String(c.value);
+    case 'bytes': return { $class: '[byte', $: c.value };
+    case 'list': return java.List(c.value);
+    case 'map': return java.Map(c.value);
+    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
+    default: throw new Error(`matrix type ${c.type}`);
+  }
+}
+
+module.exports = { wireType, responseWireType, sameValue, show, flags, argument };

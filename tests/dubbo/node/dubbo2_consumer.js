@@ -15,7 +15,7 @@ const { Dubbo, DirectlyDubbo, java, setting } = require('dubbo2.js');
 const decoder = require('dubbo2.js/es7/decode');
 const hessianTypes = require('dubbo2.js/node_modules/hessian.js/lib/object');
 const { cases } = require('./matrix');
-const { responseWireType, sameValue, show, flags } = require('./check');
+const { responseWireType, sameValue, show, flags, argument } = require('./check');
 
 const kService = 'org.wheelbeat.interop.Echo';
 const opts = flags(process.argv.slice(2),
@@ -43,21 +43,6 @@ decoder.decode = (frame) => {
 // descriptor "[B" ('[' + byte's letter; a $class of '[B' would give "[LB;").
 hessianTypes.SERIALIZER_MAP['[byte'] = 'Bytes';
 
-// The argument of a case in js-to-java's form (the $class gives the descriptor dubbo2.js sends).
-function argument(c) {
-  switch (c.type) {
-    case 'int': return java.int(c.value);
-    case 'long': return java.long(c.value);
-    case 'double': return java.double(Number(c.value));
-    case 'boolean': return java.boolean(c.value);
-    case 'string': return java.String(c.value);
-    case 'bytes': return { $class: '[byte', $: c.value };
-    case 'list': return java.List(c.value);
-    case 'map': return java.Map(c.value);
-    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
-    default: throw new Error(`matrix type ${c.type}`);
-  }
-}
 
 const methods = {};
 for (const name of ['echo', 'echoInt', 'echoLong', 'echoDouble', 'echoBoolean', 'echoString', 'echoBytes',

@@ -13,7 +13,7 @@ const ChannelDecoder = require('dubbo.ts/dist/consumer/decode').default;
 const hessianTypes = require('hessian.js/lib/object');
 const java = require('js-to-java');
 const { cases } = require('./matrix');
-const { responseWireType, sameValue, show, flags } = require('./check');
+const { responseWireType, sameValue, show, flags, argument } = require('./check');
 
 const kService = 'org.wheelbeat.interop.Echo';
 const opts = flags(process.argv.slice(2), { zookeeper: '' });
@@ -42,20 +42,6 @@ ChannelDecoder.prototype.receive = function (channel, data, callback) {
   return originalReceive.call(this, channel, data, callback);
 };
 
-function argument(c) {
-  switch (c.type) {
-    case 'int': return java.int(c.value);
-    case 'long': return java.long(c.value);
-    case 'double': return java.double(Number(c.value));
-    case 'boolean': return java.boolean(c.value);
-    case 'string': return java.String(c.value);
-    case 'bytes': return { $class: '[byte', $: c.value };
-    case 'list': return java.List(c.value);
-    case 'map': return java.Map(c.value);
-    case 'date': return { $class: 'java.lang.Object', $: new Date(c.value) };
-    default: throw new Error(`matrix type ${c.type}`);
-  }
-}
 
 async function main() {
   const summary = { mode: 'matrix', target: `dubbo.ts zookeeper ${opts.zookeeper}`, calls: 0,
