@@ -27,6 +27,14 @@ struct Held {
   core::MetricsRegistry::Registration collector;
 };
 
+// Servers and clients count into the runtime's one set of channel and task counters.
+template <typename Options>
+Options counted(Options options, const Core& core) {
+  options.metrics = core.channelMetrics;
+  options.taskMetrics = core.taskMetrics;
+  return options;
+}
+
 [[noreturn]] void throwStopped(std::string_view what) {
   throw std::logic_error(fmt::format(
       "wheelbeat::Runtime::{}: the runtime is stopped (expected: objects made before stop())",
@@ -65,11 +73,8 @@ std::shared_ptr<T> handOut(const std::shared_ptr<Core>& core, std::string_view w
 
 std::shared_ptr<net::TcpServer> Runtime::server(net::ChannelHandler handler) {
   checkRunning(*core_, "server");
-  net::ServerOptions options = config_.server;
-  options.metrics = core_->channelMetrics;
-  options.taskMetrics = core_->taskMetrics;
-  auto server = std::make_unique<net::TcpServer>(core_->loops, core_->timer, std::move(options),
-                                                 std::move(handler));
+  auto server = std::make_unique<net::TcpServer>(
+      core_->loops, core_->timer, counted(config_.server, *core_), std::move(handler));
   return handOut(
       core_, "server", Stage::Servers, std::move(server),
       [](net::TcpServer& s) {
@@ -93,10 +98,8 @@ std::shared_ptr<net::TcpClient> Runtime::client(std::string host, std::uint16_t 
 std::shared_ptr<net::TcpClient> Runtime::makeClient(net::ClientOptions options,
                                                     net::ChannelHandler handler) {
   checkRunning(*core_, "client");
-  options.metrics = core_->channelMetrics;
-  options.taskMetrics = core_->taskMetrics;
-  auto client = std::make_unique<net::TcpClient>(core_->loops, core_->timer, std::move(options),
-                                                 std::move(handler));
+  auto client = std::make_unique<net::TcpClient>(
+      core_->loops, core_->timer, counted(std::move(options), *core_), std::move(handler));
   return handOut(
       core_, "client", Stage::Clients, std::move(client),
       [](net::TcpClient& c) { c.close("runtime stopped"); }, nullptr);
