@@ -74,9 +74,12 @@ TEST_TIMEOUT ?= 300
 # running two sanitized processes side by side would make them measure the scheduler.
 CTEST_JOBS ?= 1
 # Sanitizer trees keep assertions on (Debug) but optimise a little: -O0 makes TSan runs crawl.
-# Line tables (-g1) are all a sanitizer report needs (function, file, line) and build faster.
+# -Og rather than -O1: most of a sanitized file's compile time is code generation, and -Og
+# generates it in ~60 % of -O1's time (e.g. tests/config/cluster_test.cpp with ASan+UBSan: 8.4 s
+# against 14.1 s) while the tests run about as fast. Line tables (-g1) are all a sanitizer report
+# needs (function, file, line) and build faster.
 SAN_BUILD_TYPE ?= Debug
-SAN_DEBUG_FLAGS ?= -g1 -O1
+SAN_DEBUG_FLAGS ?= -g1 -Og
 
 # Sanitizer runtime defaults; a value already in the environment wins. LeakSanitizer was checked
 # to work on the target machines (Debian 12, gcc 12), so leaks fail the ASan run.
@@ -103,6 +106,8 @@ fuzz_DIR := build-fuzz
 fuzz_SRC := tests/fuzz
 fuzz_ENV := CC=clang CXX=clang++
 fuzz_ARGS := -DWHEELBEAT_FUZZ_SECONDS=$(FUZZ_SECONDS)
+# The fuzz targets are single-threaded and measure nothing: two at a time, one per core.
+fuzz_CTEST_JOBS := 2
 CONFIGS := rel asan tsan fuzz
 
 FORMAT_FILES = $(shell find core tasks net config samples tests \
@@ -140,7 +145,7 @@ $(foreach c,$(CONFIGS),$(eval build-$(c): deps ; \
 # ctest-<config>: run the tests of an already built tree; the log feeds the summary of `make test`.
 $(foreach c,$(CONFIGS),$(eval ctest-$(c): ; \
 	set -o pipefail; ctest --test-dir $($(c)_DIR) --output-on-failure --no-tests=error \
-	  --timeout $$(TEST_TIMEOUT) -j $$(CTEST_JOBS) 2>&1 | tee $($(c)_DIR)/ctest.log))
+	  --timeout $$(TEST_TIMEOUT) -j $$(or $$($(c)_CTEST_JOBS),$$(CTEST_JOBS)) 2>&1 | tee $($(c)_DIR)/ctest.log))
 
 # test-<config>: one configuration alone.
 $(foreach c,$(CONFIGS),$(eval test-$(c): build-$(c) ; @$$(MAKE) --no-print-directory ctest-$(c)))

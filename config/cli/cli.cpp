@@ -64,13 +64,16 @@ int explain(const ::wheelbeat::cli::CommandLine& cmd, const std::string& key, st
 int run(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   ::wheelbeat::cli::CommandLine cmd("wheelbeat-config", kSynopsis, kDescription, kExamples, true,
                                     kBadUsage);
-  CLI::App* check = cmd.app().add_subcommand("validate", "check FILE..., print each effective one");
+  ::wheelbeat::cli::App* check =
+      cmd.app().add_subcommand("validate", "check FILE..., print each effective one");
   std::vector<std::string> files;
   // An argument that starts with '-' is an option to CLI11: a typo, never taken for a file name.
   check->add_option("FILE", files, "a configuration file (JSON)")->type_name("");
-  CLI::App* defaults = cmd.app().add_subcommand("defaults", "print the default configuration");
-  CLI::App* schema = cmd.app().add_subcommand("schema", "print the JSON Schema of the format");
-  CLI::App* explainKey =
+  ::wheelbeat::cli::App* defaults =
+      cmd.app().add_subcommand("defaults", "print the default configuration");
+  ::wheelbeat::cli::App* schema =
+      cmd.app().add_subcommand("schema", "print the JSON Schema of the format");
+  ::wheelbeat::cli::App* explainKey =
       cmd.app().add_subcommand("explain", "print KEY's type, default, accepted values");
   std::string key;
   explainKey->add_option("KEY", key, "/heartbeat/interval or heartbeat.interval")->type_name("");

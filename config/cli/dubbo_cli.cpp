@@ -230,7 +230,8 @@ int run(int argc, const char* const* argv) {
   ::wheelbeat::cli::CommandLine cmd("wheelbeat-dubbo", kSynopsis, kDescription, kExamples, true,
                                     kBadUsage);
   CallFlags c;
-  CLI::App* call = cmd.app().add_subcommand("call", "one call; its result as typed JSON on stdout");
+  ::wheelbeat::cli::App* call =
+      cmd.app().add_subcommand("call", "one call; its result as typed JSON on stdout");
   call->add_option("TARGET", c.target, "dubbo://HOST:PORT/INTERFACE (or INTERFACE with --registry)")
       ->type_name("");
   call->add_option("METHOD", c.method, "the method's name")->type_name("");
@@ -242,19 +243,19 @@ int run(int argc, const char* const* argv) {
   call->add_option("--group", c.group, "the service's group")->default_str("none");
   call->add_option("--timeout-ms", c.timeoutMs, "the call's timeout")
       ->default_val(3000)
-      ->check(CLI::Range(1, 3600000));
+      ->check(::wheelbeat::cli::range(1, 3600000));
   call->add_option("--attachment", c.attachments, "an attachment KEY=VALUE (repeatable)");
   call->add_option("--registry", c.registry,
                    "find the provider in this registry (embedded://, redis://, zookeeper://)");
   call->add_flag("--generic", c.generic, "call through Dubbo's generic $invoke");
   EchoFlags e;
   std::uint32_t port = 20880;
-  CLI::App* echo =
+  ::wheelbeat::cli::App* echo =
       cmd.app().add_subcommand("echo-server", "serve the echo services until SIGINT / SIGTERM");
   echo->add_option("--host", e.host, "the listen address")->default_str("127.0.0.1");
   echo->add_option("--port", port, "the listen port (0: any free one)")
       ->default_val(20880)
-      ->check(CLI::Range(0, 65535));
+      ->check(::wheelbeat::cli::range(0, 65535));
   echo->add_option("--service", e.service, "also answer every method of this interface")
       ->default_str("none");
   echo->add_option("--methods", e.methods, "its methods, as the registry lists them")

@@ -81,7 +81,8 @@ std::string describe(const Found& f) {
   std::string pointer;
   for (std::size_t i = 0, start = 0; i <= f.dotted.size(); ++i) {
     if (i == f.dotted.size() || f.dotted[i] == '.') {
-      pointer += "/" + f.dotted.substr(start, i - start);
+      pointer += '/';
+      pointer.append(f.dotted, start, i - start);
       start = i + 1;
     }
   }

@@ -34,8 +34,8 @@ namespace samples {
 
 // A CLI11 check for a HOST:PORT flag (--metrics): a host, a colon and a port 0..65535, checked
 // while the command line is parsed, so a bad value stops the program before it binds anything.
-inline CLI::Validator hostPortCheck() {
-  return CLI::Validator(
+inline wheelbeat::cli::Validator hostPortCheck() {
+  return wheelbeat::cli::Validator(
       [](std::string& value) -> std::string {
         const auto colon = value.rfind(':');
         const std::string port = colon == std::string::npos ? "" : value.substr(colon + 1);

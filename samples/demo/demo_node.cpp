@@ -94,7 +94,7 @@ constexpr const char* kExamples =
     "  wheelbeat_demo_node --role=provider --name provider-1 --config samples/demo/cluster.json "
     "--registry-port=23456 --registry-kind redis\n";
 
-void addOptions(CLI::App& app, Args& args) {
+void addOptions(wheelbeat::cli::App& app, Args& args) {
   app.add_option("--role", args.role, "what this node is")
       ->type_name("ROLE")
       ->check(wheelbeat::cli::oneOf({"registry", "provider", "consumer"}));
@@ -106,7 +106,7 @@ void addOptions(CLI::App& app, Args& args) {
       ->capture_default_str();
   app.add_option("--registry-port", args.registryPort, "the registry's port")
       ->type_name("PORT")
-      ->check(CLI::Range(1, 65535).description(""))
+      ->check(wheelbeat::cli::range(1, 65535).description(""))
       ->default_str("the --config file's");
   app.add_option("--registry-kind", args.registryKind, "the registry's kind")
       ->type_name("KIND")

@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
   cmd.app()
       .add_option("--port", args.port, "the server's port (not with --registry)")
       ->type_name("PORT")
-      ->check(CLI::Range(1, 65535).description(""))
+      ->check(wheelbeat::cli::range(1, 65535).description(""))
       ->default_str("the --config file's, else 20880");
   cmd.app()
       .add_option("--config", args.config, "client and heartbeat sections from this file")
@@ -267,12 +267,12 @@ int main(int argc, char** argv) {
   cmd.app()
       .add_option("--count", args.count, "send this many requests, wait for their answers, stop")
       ->type_name("N")
-      ->check(CLI::Range(1, 100000000).description(""))
+      ->check(wheelbeat::cli::range(1, 100000000).description(""))
       ->default_str("none, until SIGINT / SIGTERM");
   cmd.app()
       .add_option("--interval-ms", args.intervalMs, "the time between two requests")
       ->type_name("MS")
-      ->check(CLI::Range(1, 3600000).description(""))
+      ->check(wheelbeat::cli::range(1, 3600000).description(""))
       ->capture_default_str();
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-client");
   samples::echo::addClusterOptions(cmd.app(), args.cluster);

@@ -73,7 +73,7 @@ struct ClusterArgs {
   std::optional<int> retries;
   std::optional<int> hedgeMs;
 };
-void addClusterOptions(CLI::App& app, ClusterArgs& args);
+void addClusterOptions(wheelbeat::cli::App& app, ClusterArgs& args);
 // Throws std::invalid_argument naming a cluster flag given without --registry.
 void checkClusterArgs(const ClusterArgs& args, bool withRegistry);
 

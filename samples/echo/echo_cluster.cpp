@@ -158,7 +158,7 @@ private:
 
 }  // namespace
 
-void addClusterOptions(CLI::App& app, ClusterArgs& args) {
+void addClusterOptions(wheelbeat::cli::App& app, ClusterArgs& args) {
   app.add_option("--cluster-mode", args.mode, "with --registry: what a failed attempt leads to")
       ->type_name("MODE")
       ->check(wheelbeat::cli::oneOf(kModes))
@@ -169,13 +169,13 @@ void addClusterOptions(CLI::App& app, ClusterArgs& args) {
       ->default_str("p2c");
   app.add_option("--retries", args.retries, "with --registry: failover's extra attempts")
       ->type_name("N")
-      ->check(CLI::Range(0, 100).description(""))
+      ->check(wheelbeat::cli::range(0, 100).description(""))
       ->default_str("2");
   app.add_option("--hedge-ms", args.hedgeMs,
                  "with --registry: a second attempt on another provider after this wait "
                  "(failover and failfast)")
       ->type_name("MS")
-      ->check(CLI::Range(1, 1999).description(""))
+      ->check(wheelbeat::cli::range(1, 1999).description(""))
       ->default_str("none, no hedging");
 }
 

@@ -76,13 +76,13 @@ inline std::string checkRegistryUrl(const std::string& url) {
 }
 
 // Declares the registry flags on `app`, storing into `args`.
-inline void addRegistryOptions(CLI::App& app, RegistryArgs& args,
+inline void addRegistryOptions(wheelbeat::cli::App& app, RegistryArgs& args,
                                const std::string& defaultApplication) {
   app.add_option("--registry", args.registry,
                  "register / follow providers through this registry; schemes: embedded, redis, "
                  "zookeeper (default: none, no registry)")
       ->option_text("URL")
-      ->check(CLI::Validator(checkRegistryUrl, ""));
+      ->check(wheelbeat::cli::Validator(checkRegistryUrl, ""));
   app.add_option("--service", args.service,
                  "the Dubbo interface, e.g. org.example.Echo (required with --registry)")
       ->option_text("INTERFACE");

@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
   cmd.app()
       .add_option("--port", args.port, "the listen port, 0: any free one")
       ->type_name("PORT")
-      ->check(CLI::Range(0, 65535).description(""))
+      ->check(wheelbeat::cli::range(0, 65535).description(""))
       ->default_str("the --config file's, else 20880");
   cmd.app()
       .add_option("--config", args.config, "server and heartbeat sections from this file")
@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
       .add_option("--io-threads", args.ioThreads,
                   "serve on N event loops, connections round robin (0: one per core)")
       ->type_name("N")
-      ->check(CLI::Range(std::size_t{0}, wheelbeat::net::kMaxIoThreads).description(""))
+      ->check(wheelbeat::cli::range(std::size_t{0}, wheelbeat::net::kMaxIoThreads).description(""))
       ->default_str("one loop");
   samples::echo::addRegistryOptions(cmd.app(), args.registry, "echo-server");
   if (const auto status = cmd.parse(argc, argv)) return *status;

@@ -5,7 +5,7 @@
 //    server's accepted() is awaited; prints connections/s and the per-loop counts.
 // 2. Few connections: `trials` times, open `loops` connections at once, count the loops that got
 //    one, close them; prints the share of trials where every loop got exactly one.
-#include "command_line.h"
+#include "command_line_cli11.h"
 
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/net.h>
@@ -93,15 +93,15 @@ int main(int argc, char** argv) {
       "connection per loop. Exit status: 0 every connection was accepted, 1 otherwise, 2 bad "
       "usage.",
       "  wheelbeat_accept_spread --loops 4 --connections 1000\n");
-  cmd.app()
+  wheelbeat::cli::cli11App(cmd)
       .add_option("--loops", loops, "event loops in the group")
       ->check(CLI::Range(std::size_t{1}, net::kMaxIoThreads).description(""))
       ->capture_default_str();
-  cmd.app()
+  wheelbeat::cli::cli11App(cmd)
       .add_option("--connections", connections, "connections of the rate test")
       ->check(CLI::Range(1, 8000).description(""))
       ->capture_default_str();
-  cmd.app()
+  wheelbeat::cli::cli11App(cmd)
       .add_option("--trials", trials, "rounds of the few-connections test")
       ->check(CLI::Range(1, 100000).description(""))
       ->capture_default_str();

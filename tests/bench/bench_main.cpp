@@ -2,7 +2,7 @@
 //   wheelbeat_bench [--scenario S1,S5] [--reps N] [--quick] [--impl wheelbeat|heap|both]
 //                   [--self-check]
 // JSON lines on stdout (see report.h); progress and errors on stderr.
-#include "command_line.h"
+#include "command_line_cli11.h"
 #include "platform.h"
 #include "report.h"
 #include "scenarios.h"
@@ -100,7 +100,7 @@ void addOptions(CLI::App& app, Args& a) {
   app.add_flag("--quick", a.quick, "tiny sizes, one repetition, no warm-up: a smoke run");
   app.add_option("--impl", a.impl, "the implementations measured")
       ->type_name("IMPL")
-      ->check(wheelbeat::cli::oneOf({"wheelbeat", "heap", "both"}))
+      ->check(wheelbeat::cli::cli11(wheelbeat::cli::oneOf({"wheelbeat", "heap", "both"})))
       ->capture_default_str();
   app.add_flag("--self-check", a.selfCheck, "validate the printed lines; exit 1 on a problem");
 }
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
     wheelbeat::cli::CommandLine cmd("wheelbeat_bench", wb::kSynopsis, wb::kDescription,
                                     wb::kExamples);
     wb::Args args;
-    wb::addOptions(cmd.app(), args);
+    wb::addOptions(wheelbeat::cli::cli11App(cmd), args);
     if (const auto status = cmd.parse(argc, argv)) return *status;
     return wb::runAll(wb::planOf(args));
   } catch (const std::invalid_argument& e) {

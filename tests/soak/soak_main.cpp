@@ -84,27 +84,27 @@ constexpr const char* kExamples =
 constexpr int kBadUsage = wheelbeat::cli::kBadUsage;
 constexpr int kNoQuietState = 3;
 
-void addOptions(CLI::App& app, Args& a) {
+void addOptions(wheelbeat::cli::App& app, Args& a) {
   app.add_option("--minutes", a.minutes, "how long to churn")
       ->type_name("M")
-      ->check(CLI::PositiveNumber.description(""))
+      ->check(wheelbeat::cli::positiveNumber().description(""))
       ->capture_default_str();
   app.add_option("--connections", a.connections, "clients (two descriptors each: at most 8000)")
       ->type_name("N")
-      ->check(CLI::Range(1, 8000).description(""))
+      ->check(wheelbeat::cli::range(1, 8000).description(""))
       ->capture_default_str();
   app.add_option("--warmup-minutes", a.warmupMinutes, "samples before this are not judged")
       ->type_name("W")
-      ->check(CLI::PositiveNumber.description(""))
+      ->check(wheelbeat::cli::positiveNumber().description(""))
       ->capture_default_str();
   app.add_option("--sample-seconds", a.sampleSeconds, "one sample line per period")
       ->type_name("S")
-      ->check(CLI::PositiveNumber.description(""))
+      ->check(wheelbeat::cli::positiveNumber().description(""))
       ->capture_default_str();
   app.add_option("--tolerance", a.tolerance,
                  "allowed drift after the warm-up, a fraction of the first judged sample")
       ->type_name("F")
-      ->check(CLI::PositiveNumber.description(""))
+      ->check(wheelbeat::cli::positiveNumber().description(""))
       ->capture_default_str();
 }
 

@@ -1,7 +1,7 @@
 // wheelbeat_grpc_bench: the cluster benchmark's T0 / T1 on gRPC C++ (grpc_bench.h).
 //   wheelbeat_grpc_bench [--scenario T0,T1] [--config round_robin,retry,outlier,best] [flags]
 // One JSON line per (scenario, config) on stdout (report.h); progress and errors on stderr.
-#include "command_line.h"
+#include "command_line_cli11.h"
 #include "grpc_bench.h"
 
 #include <fmt/format.h>
@@ -169,7 +169,7 @@ void addChildOptions(CLI::App& app, Args& a) {
   const std::string group = "Child processes (set by the driver)";
   app.add_option("--role", a.role, "run as one of the driver's providers")
       ->type_name("ROLE")
-      ->check(wheelbeat::cli::oneOf({"provider"}))
+      ->check(wheelbeat::cli::cli11(wheelbeat::cli::oneOf({"provider"})))
       ->default_str("none: the driver")
       ->group(group);
   app.add_option("--index", a.provider.index, "this provider's index")
@@ -210,9 +210,9 @@ int main(int argc, char** argv) {
   wheelbeat::cli::CommandLine cmd("wheelbeat_grpc_bench", gb::kSynopsis, gb::kDescription,
                                   gb::kExamples);
   gb::Args a;
-  gb::addRunOptions(cmd.app(), a);
-  gb::addFaultOptions(cmd.app(), a);
-  gb::addChildOptions(cmd.app(), a);
+  gb::addRunOptions(wheelbeat::cli::cli11App(cmd), a);
+  gb::addFaultOptions(wheelbeat::cli::cli11App(cmd), a);
+  gb::addChildOptions(wheelbeat::cli::cli11App(cmd), a);
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (a.role == "provider") {
     if (a.provider.parentPid == 0) return cmd.fail("--role provider needs --parent-pid");

@@ -7,7 +7,7 @@
 //                       [--request-timeout-ms MS]
 //   wheelbeat_net_bench --scenario T0,T1 [--config C,...] [--providers N] [--rate R] ... (t1.h)
 // One JSON line per implementation on stdout (raw-epoll first); progress and errors on stderr.
-#include "command_line.h"
+#include "command_line_cli11.h"
 #include "d1.h"
 #include "net_bench.h"
 #include "r1.h"
@@ -154,7 +154,8 @@ void addScenarioOptions(CLI::App& app, Args& a) {
       ->capture_default_str();
   app.add_option("--impl", a.impl, "the implementations measured (see above)")
       ->type_name("IMPL")
-      ->check(wheelbeat::cli::oneOf({"wheelbeat", "raw", "both", "wheelbeat-loopwheel"}))
+      ->check(wheelbeat::cli::cli11(
+          wheelbeat::cli::oneOf({"wheelbeat", "raw", "both", "wheelbeat-loopwheel"})))
       ->capture_default_str();
   app.add_option("--conns", c.conns, "connections (D1: per detector; H2: 0 = as many as it holds)")
       ->type_name("N")
@@ -188,7 +189,7 @@ void addScenarioOptions(CLI::App& app, Args& a) {
                  "H1 / H2: when wheelbeat's clients connect, which sets their heartbeats' ticks "
                  "(see above)")
       ->type_name("S")
-      ->check(wheelbeat::cli::oneOf({"even", "connect"}))
+      ->check(wheelbeat::cli::cli11(wheelbeat::cli::oneOf({"even", "connect"})))
       ->capture_default_str();
   app.add_flag("--quick", c.quick, "short runs, fewer connections: a smoke run");
   app.add_flag("--self-check", c.selfCheck, "validate the printed lines; exit 1 on a problem");
@@ -239,7 +240,7 @@ void addChildOptions(CLI::App& app, BenchConfig& c) {
   const std::string group = "Child processes (set by the driver)";
   app.add_option("--role", c.role, "run as the driver's server, client or (T0 / T1) provider")
       ->type_name("ROLE")
-      ->check(wheelbeat::cli::oneOf({"server", "client", "provider"}))
+      ->check(wheelbeat::cli::cli11(wheelbeat::cli::oneOf({"server", "client", "provider"})))
       ->default_str("none: the driver")
       ->group(group);
   app.add_option("--port", c.port, "the server's first port")
@@ -365,11 +366,11 @@ int main(int argc, char** argv) {
   wheelbeat::cli::CommandLine cmd("wheelbeat_net_bench", nb::kSynopsis, nb::kDescription,
                                   nb::kExamples);
   nb::Args args;
-  nb::addScenarioOptions(cmd.app(), args);
-  nb::addD1Options(cmd.app(), args.config);
-  nb::addR1Options(cmd.app(), args);
-  nb::addChildOptions(cmd.app(), args.config);
-  nb::addT1Options(cmd.app(), args.t1);
+  nb::addScenarioOptions(wheelbeat::cli::cli11App(cmd), args);
+  nb::addD1Options(wheelbeat::cli::cli11App(cmd), args.config);
+  nb::addR1Options(wheelbeat::cli::cli11App(cmd), args);
+  nb::addChildOptions(wheelbeat::cli::cli11App(cmd), args.config);
+  nb::addT1Options(wheelbeat::cli::cli11App(cmd), args.t1);
   if (const auto status = cmd.parse(argc, argv)) return *status;
   try {
     if (nb::isTScenario(args.scenario)) return nb::tMain(std::move(args));

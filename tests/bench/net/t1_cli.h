@@ -3,7 +3,7 @@
 // Thread: main's, as the app.
 #pragma once
 
-#include "command_line.h"
+#include "command_line_cli11.h"
 #include "t1.h"
 
 #include <string>
