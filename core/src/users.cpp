@@ -85,8 +85,8 @@ void Users::checkNoneLeft(std::string_view resource) const noexcept {
   if (alive.empty()) return;
   try {
     const std::string message = fmt::format(
-        "{} destroyed while still used by: {} (destroy them first: clients, servers and "
-        "directories before the timer and the loop)",
+        "{} destroyed while still used by: {} (destroy them first: clients, servers, registries "
+        "and directories before the timer and the loop)",
         resource, fmt::join(alive, ", "));
     // stderr directly: a log sink may buffer, and the process ends now.
     std::fprintf(stderr, "wheelbeat: %s\n", message.c_str());

@@ -122,14 +122,23 @@ Directory::Directory(net::EventLoop& loop, core::HashedWheelTimer& timer, Regist
     throw std::invalid_argument(e.what());
   }
   validate(options);
+  const std::string user = "Directory " + service;
   impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options),
                                  std::move(handler), std::move(events));
+  // The timer stopped under the directory: its clients close themselves, so it closes too.
+  timerUse_ = timer.use(user, [weak = std::weak_ptr<Impl>(impl_)] {
+    if (const auto impl = weak.lock()) impl->close();
+  });
+  loopUse_ = loop.use(user);
 }
 
 Directory::~Directory() { close(); }
 
 void Directory::start() { impl_->start(); }
-void Directory::close() { impl_->close(); }
+void Directory::close() {
+  timerUse_.quiet();  // closed: a timer stopped from now on has nothing to tell it
+  impl_->close();
+}
 std::vector<Directory::Provider> Directory::providers() const { return impl_->providers(); }
 std::shared_ptr<net::TcpClient> Directory::pick() { return impl_->pick(); }
 std::shared_ptr<net::TcpClient> Directory::client(const std::string& url) const {

@@ -136,7 +136,11 @@ Registry::Registry(core::HashedWheelTimer& timer, std::unique_ptr<Engine> engine
       engine_(checkedEngine(std::move(engine), setup)),
       failback_(std::make_shared<FailbackRegistry>(timer, engine_, std::move(setup.failback),
                                                    std::move(setup.listener), failbackMetrics_)),
-      link_(std::make_shared<Link>(timer, failback_)) {}
+      link_(std::make_shared<Link>(timer, failback_)) {
+  const net::Endpoint& at = setup.registry.address;
+  timerUse_ = timer.use(fmt::format("Registry {} {}:{}", registryKindName(kind_), at.host, at.port),
+                        [this] { close(); });
+}
 
 Registry::~Registry() { close(); }
 
@@ -160,6 +164,7 @@ void Registry::start() {
 void Registry::close() {
   // Once, and a concurrent caller returns only when it is done.
   std::call_once(closeOnce_, [this] {
+    timerUse_.quiet();  // closed: a timer stopped from now on has nothing to tell it
     link_->close();
     failback_->stop();
     engine_->close();

@@ -3,7 +3,8 @@
 // user, instead of a use-after-free later:
 //
 //   wheelbeat: HashedWheelTimer destroyed while still used by: TcpClient 127.0.0.1:20880
-//   (destroy them first: clients, servers and directories before the timer and the loop)
+//   (destroy them first: clients, servers, registries and directories before the timer and the
+//   loop)
 //
 // A user takes a Use token when it starts relying on the resource and drops it (destroys the
 // token) when it no longer does; the resource's destructor calls checkNoneLeft().

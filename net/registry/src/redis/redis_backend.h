@@ -147,6 +147,8 @@ private:
   net::EventLoop& loop_;
   core::HashedWheelTimer& timer_;
   const Config config_;
+  // The loop must outlive the engine until close() (core/users.h): its connections live there.
+  core::Users::Use loopUse_;
   const std::string heartbeatChannel_;
   std::shared_ptr<detail::RedisLink> cmd_;
   std::shared_ptr<detail::RedisLink> sub_;

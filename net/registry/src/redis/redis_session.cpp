@@ -53,7 +53,9 @@ RedisBackend::RedisBackend(net::EventLoop& loop, core::HashedWheelTimer& timer, 
       cmd_(std::make_shared<detail::RedisLink>(loop, timer, "redis command link",
                                                config_.requestTimeout)),
       sub_(std::make_shared<detail::RedisLink>(loop, timer, "redis subscriber link",
-                                               config_.requestTimeout)) {}
+                                               config_.requestTimeout)) {
+  loopUse_ = loop.use(fmt::format("RedisEngine {}:{}", config_.address.host, config_.address.port));
+}
 
 // A one-shot wheel timeout whose body runs on the loop thread (never on the wheel thread: every
 // piece of state here is the loop's).
@@ -139,6 +141,7 @@ void RedisBackend::close() {
   // A stopped loop already freed the connections (EventLoop::stop() → closeForShutdown).
   // call() waits for the function (or drops it): `this` outlives it.
   (void)loop_.call([this] { shutdown(); });
+  loopUse_.reset();  // nothing of the engine is left on the loop
 }
 
 void RedisBackend::connectNow() {

@@ -84,7 +84,8 @@ public:
         sessionTimeout_(
             std::chrono::duration_cast<std::chrono::milliseconds>(setup.registry.session)),
         connectTimeout_(setup.client.connectTimeout),
-        requestTimeout_(setup.requestTimeout) {}
+        requestTimeout_(setup.requestTimeout),
+        loopUse_(loop.use("ZookeeperEngine " + hosts_)) {}
 
   ~ZkEngine() override = default;
 
@@ -196,6 +197,8 @@ private:
   const std::chrono::milliseconds sessionTimeout_;
   const std::chrono::nanoseconds connectTimeout_;
   const std::chrono::nanoseconds requestTimeout_;
+  // The loop must outlive the engine until close() (core/users.h): the session lives there.
+  core::Users::Use loopUse_;
 
   std::shared_ptr<EngineEvents> events_;  // set by start(), reset by close()
   core::Timeout firstAttempt_;

@@ -62,6 +62,7 @@ void ZkEngine::close() {
   });
   if (!ran) events_.reset();  // the loop has stopped (and closed the session): nothing runs there
   connected_.store(false, std::memory_order_release);
+  loopUse_.reset();  // nothing of the engine is left on the loop
 }
 
 void ZkEngine::doRegister(const std::string& url, Completion done) {

@@ -87,9 +87,10 @@ struct DirectoryEvents {
 
 class Directory {
 public:
-  // `registry` must outlive the directory. `handler` serves every provider's channel (its
-  // onConnected / onClosed run before the directory's events). Throws std::invalid_argument for
-  // an invalid service name or options.
+  // `registry`, `loop` and `timer` must outlive the directory (the loop and the timer end the
+  // process naming "Directory <service>" otherwise, core/users.h; the timer stopped first closes
+  // it). `handler` serves every provider's channel (its onConnected / onClosed run before the
+  // directory's events). Throws std::invalid_argument for an invalid service name or options.
   Directory(net::EventLoop& loop, core::HashedWheelTimer& timer, Registry& registry,
             std::string service, DirectoryOptions options, net::ChannelHandler handler = {},
             DirectoryEvents events = {});
@@ -135,6 +136,8 @@ public:
 
 private:
   std::shared_ptr<Impl> impl_;
+  core::Users::Use timerUse_;  // the timer must outlive this directory (core/users.h)
+  core::Users::Use loopUse_;   // and so must the loop
 };
 
 }  // namespace wheelbeat::registry
