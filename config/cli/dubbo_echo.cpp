@@ -76,13 +76,7 @@ std::vector<std::string> register_(registry::Registry& reg, const dubbo::Provide
 }  // namespace
 
 int echoServer(const EchoFlags& flags) {
-  // The signals are waited for by this thread: blocked before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+  net::ShutdownSignal shutdown;  // SIGINT / SIGTERM, waited for by this thread
   core::WheelOptions wheel;
   wheel.tickDuration = std::chrono::milliseconds(5);  // sleep(ms) within a few ms
   core::HashedWheelTimer timer{wheel};
@@ -109,8 +103,9 @@ int echoServer(const EchoFlags& flags) {
   }
   std::printf("wheelbeat-dubbo: listening on %s:%u\n", flags.host.c_str(), unsigned{port});
   std::fflush(stdout);
-  int signal = 0;
-  sigwait(&signals, &signal);
+  while (!shutdown.wait(std::chrono::milliseconds(-1))) {
+  }
+  const int signal = shutdown.signal();
   if (reg) reg->close();
   (void)server.shutdown(std::chrono::seconds(1));
   const auto s = provider.stats();

@@ -14,10 +14,10 @@
 #include "cluster_json.h"
 #include "command_line.h"
 #include "common/say.h"
-#include "common/shutdown_signal.h"
 #include "scenario.h"
 
 #include <wheelbeat/config/config.h>
+#include <wheelbeat/net/shutdown_signal.h>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -140,7 +140,7 @@ int run(const Args& args, const char* argv0) {
   const std::string& logDir = logs.path();
   demo::DemoOptions options =
       configure(args, argv0, args.config ? *args.config : writeBuiltInConfig(logDir));
-  samples::ShutdownSignal shutdown;
+  wheelbeat::net::ShutdownSignal shutdown;
   std::optional<TempDir> zkDir;
   if (options.registry == "zookeeper") {
     zkDir.emplace("wheelbeat-demo-zk-", false);

@@ -51,7 +51,7 @@ config::Config configure(const Args& args) {
 }
 
 int run(const Args& args) {
-  samples::ShutdownSignal shutdown;
+  wheelbeat::net::ShutdownSignal shutdown;
   const std::string& role = args.role;
   const wheelbeat::config::Config cfg = configure(args);
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);

@@ -7,11 +7,11 @@
 #pragma once
 
 #include "common/metrics.h"
-#include "common/shutdown_signal.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/event_loop.h>
+#include <wheelbeat/net/shutdown_signal.h>
 #include <wheelbeat/registry/registry.h>
 
 #include <chrono>
@@ -27,7 +27,7 @@ struct NodeContext {
   wheelbeat::config::Config cfg;  // the cluster's JSON, with the driver's overrides
   wheelbeat::core::HashedWheelTimer& timer;
   wheelbeat::net::EventLoop& loop;
-  samples::ShutdownSignal& shutdown;
+  wheelbeat::net::ShutdownSignal& shutdown;
   // --metrics: the wheel and the process's channels are collected already; a role adds what it
   // owns with metrics.scoped() (removed before its objects go).
   samples::SampleMetrics& metrics;

@@ -18,7 +18,7 @@ namespace {
 using Seconds = std::chrono::duration<double>;
 }  // namespace
 
-Scenario::Scenario(Cluster& cluster, DemoOptions options, samples::ShutdownSignal& shutdown)
+Scenario::Scenario(Cluster& cluster, DemoOptions options, wheelbeat::net::ShutdownSignal& shutdown)
     : cluster_(cluster),
       options_(std::move(options)),
       shutdown_(shutdown),

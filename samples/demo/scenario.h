@@ -9,7 +9,8 @@
 #pragma once
 
 #include "cluster.h"
-#include "common/shutdown_signal.h"
+
+#include <wheelbeat/net/shutdown_signal.h>
 
 #include <chrono>
 #include <functional>
@@ -51,7 +52,7 @@ struct Interrupted {};
 
 class Scenario {
 public:
-  Scenario(Cluster& cluster, DemoOptions options, samples::ShutdownSignal& shutdown);
+  Scenario(Cluster& cluster, DemoOptions options, wheelbeat::net::ShutdownSignal& shutdown);
 
   // Runs the whole script; throws Interrupted on a signal.
   void run();
@@ -96,7 +97,7 @@ private:
 
   Cluster& cluster_;
   DemoOptions options_;
-  samples::ShutdownSignal& shutdown_;
+  wheelbeat::net::ShutdownSignal& shutdown_;
   std::uint16_t registryPort_ = 0;
   std::string registryName_;
   SteadyClock::time_point start_;

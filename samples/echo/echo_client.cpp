@@ -65,7 +65,7 @@ bool Outstanding::waitIdle(std::chrono::milliseconds limit) {
   return idle_.wait_for(lock, limit, [this] { return open_ == 0; });
 }
 
-void sendLoop(const Pace& pace, samples::ShutdownSignal& shutdown, Outstanding& open,
+void sendLoop(const Pace& pace, wheelbeat::net::ShutdownSignal& shutdown, Outstanding& open,
               std::chrono::milliseconds answerWithin,
               const std::function<void(std::uint64_t)>& send, const std::function<void()>& report) {
   std::uint64_t n = 1;
@@ -165,7 +165,7 @@ void sendOne(net::TcpClient& client, std::uint64_t n, const std::shared_ptr<Stat
 
 // --host / --port: one server, one connection.
 int runDirect(const wheelbeat::config::Config& cfg, const samples::echo::Pace& pace,
-              samples::ShutdownSignal& shutdown) {
+              wheelbeat::net::ShutdownSignal& shutdown) {
   wheelbeat::core::HashedWheelTimer timer(cfg.wheel);
   net::EventLoop loop("echo-client", cfg.loop);
   auto stats = std::make_shared<Stats>();
@@ -205,7 +205,8 @@ int run(const Args& args) {
   samples::echo::Pace pace;
   if (args.count) pace.count = static_cast<std::uint64_t>(*args.count);
   pace.interval = std::chrono::milliseconds(args.intervalMs);
-  samples::ShutdownSignal shutdown;  // any thread may take the signal: the handler only writes
+  wheelbeat::net::ShutdownSignal
+      shutdown;  // any thread may take the signal: the handler only writes
   if (flags) {
     if (args.host || args.port) {
       throw std::invalid_argument("--host / --port and --registry exclude each other");

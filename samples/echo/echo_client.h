@@ -4,13 +4,13 @@
 #pragma once
 
 #include "../common/metrics.h"
-#include "../common/shutdown_signal.h"
 #include "command_line.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/channel_metrics.h>
+#include <wheelbeat/net/shutdown_signal.h>
 #include <wheelbeat/tasks/task_listener.h>
 
 #include <atomic>
@@ -62,7 +62,7 @@ struct Pace {
 
 // Sends requests 1, 2, ... (`send(n)`), one per interval, until a signal or the count; every 5th
 // request, `report()`. With a count, waits up to `answerWithin` for the last answers.
-void sendLoop(const Pace& pace, samples::ShutdownSignal& shutdown, Outstanding& open,
+void sendLoop(const Pace& pace, wheelbeat::net::ShutdownSignal& shutdown, Outstanding& open,
               std::chrono::milliseconds answerWithin,
               const std::function<void(std::uint64_t)>& send, const std::function<void()>& report);
 
@@ -79,7 +79,8 @@ void checkClusterArgs(const ClusterArgs& args, bool withRegistry);
 
 // --registry: calls the providers the registry lists through a cluster::ServiceClient.
 int runCluster(const wheelbeat::config::Config& cfg, const RegistryFlags& flags,
-               const ClusterArgs& cluster, const Pace& pace, samples::ShutdownSignal& shutdown);
+               const ClusterArgs& cluster, const Pace& pace,
+               wheelbeat::net::ShutdownSignal& shutdown);
 
 // The collectors of what a client run owns (the wheel, its tasks and channels).
 void addClientCollectors(samples::SampleMetrics& metrics,

@@ -191,7 +191,8 @@ void checkClusterArgs(const ClusterArgs& args, bool withRegistry) {
 }
 
 int runCluster(const wheelbeat::config::Config& cfg, const RegistryFlags& f,
-               const ClusterArgs& args, const Pace& pace, samples::ShutdownSignal& shutdown) {
+               const ClusterArgs& args, const Pace& pace,
+               wheelbeat::net::ShutdownSignal& shutdown) {
   const registry::ServiceOptions service = serviceOf(f);
   auto stats = std::make_shared<ClientStats>();
   const cluster::ClusterOptions options = clusterOptions(cfg, service, args, *stats);

@@ -28,13 +28,13 @@
 #include "../common/format.h"
 #include "../common/metrics.h"
 #include "../common/say.h"
-#include "../common/shutdown_signal.h"
 #include "echo_registry.h"
 
 #include <wheelbeat/config/config.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/net/channel_metrics.h>
 #include <wheelbeat/net/event_loop_group.h>
+#include <wheelbeat/net/shutdown_signal.h>
 #include <wheelbeat/net/tcp_server.h>
 
 #include <fmt/format.h>
@@ -145,7 +145,7 @@ bool await(const std::function<void(wheelbeat::tasks::Completion)>& call,
 int run(const Args& args) {
   const wheelbeat::config::Config cfg = configure(args);
   const auto flags = samples::echo::registryFlags(args.registry, "echo-server");
-  samples::ShutdownSignal
+  wheelbeat::net::ShutdownSignal
       shutdown;  // any thread may take the signal: the handler only writes a byte
 
   // Declaration order is destruction order in reverse: the server goes before the loop, the

@@ -155,7 +155,14 @@ bool Runtime::isStopped() const noexcept {
 void Runtime::stopOnSignals() {
   std::lock_guard lock(signalsMutex_);
   if (signals_) return;
-  signals_ = std::make_unique<runtime::detail::SignalWatcher>([core = core_] { core->stop(true); });
+  try {
+    signals_ =
+        std::make_unique<runtime::detail::SignalWatcher>([core = core_] { core->stop(true); });
+  } catch (const std::logic_error&) {
+    throw std::logic_error(
+        "wheelbeat::Runtime::stopOnSignals: another runtime or net::ShutdownSignal of this "
+        "process has the SIGTERM / SIGINT handlers (expected: one at a time)");
+  }
 }
 
 }  // namespace wheelbeat

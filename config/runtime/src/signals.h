@@ -1,17 +1,17 @@
-// SignalWatcher: SIGTERM / SIGINT turned into a call on an ordinary thread.
-//
-// A signal handler may only call async-signal-safe functions, so it writes one byte to a pipe
-// (the self-pipe trick); a watcher thread blocks in poll() on the pipe's other end and runs
-// `onSignal` there, where stopping loops and joining threads is allowed. SIGPIPE is ignored for as
-// long as the process lives (libuv writes with write(2): a write to a connection the peer reset
-// must report EPIPE to its channel, not kill the process).
+// SignalWatcher: SIGTERM / SIGINT turned into a call on an ordinary thread: a watcher thread waits
+// on a net::ShutdownSignal (the self-pipe, SIGPIPE ignored) and runs `onSignal` there, where
+// stopping loops and joining threads is allowed. The first signal calls it; later ones find it
+// called.
 //
 // One watcher per process at a time (the handlers are process-wide): the constructor throws
-// std::logic_error while another one lives. The destructor restores the previous SIGTERM and
-// SIGINT handlers and joins the thread (waiting for an `onSignal` that is running).
-// Thread: construct and destroy on any thread but the watcher's own.
+// std::logic_error while another one (or another net::ShutdownSignal) lives. The destructor
+// restores the previous SIGTERM and SIGINT handlers and joins the thread (waiting for an
+// `onSignal` that is running). Thread: construct and destroy on any thread but the watcher's own.
 #pragma once
 
+#include <wheelbeat/net/shutdown_signal.h>
+
+#include <atomic>
 #include <functional>
 #include <thread>
 
@@ -25,10 +25,10 @@ public:
   SignalWatcher& operator=(const SignalWatcher&) = delete;
 
 private:
-  void watch();
-
   std::function<void()> onSignal_;
-  std::thread thread_;
+  net::ShutdownSignal signal_;
+  std::atomic<bool> quit_{false};
+  std::thread thread_;  // last: started once the rest is ready
 };
 
 }  // namespace wheelbeat::runtime::detail

@@ -5,6 +5,7 @@
 #include "service_url.h"
 
 #include <wheelbeat/core/log.h>
+#include <wheelbeat/core/option_error.h>
 #include <wheelbeat/registry/directory.h>
 
 #include <fmt/chrono.h>
@@ -47,6 +48,23 @@ void validate(const DirectoryOptions& o) {
   net::ClientOptions probe = o.client;
   probe.server.port = 1;  // replaced per provider
   net::validate(probe);
+}
+
+void validate(const DirectoryOptions& o, nanoseconds tick) {
+  validate(o);
+  const nanoseconds least = tick > nanoseconds::max() / 2 ? nanoseconds::max() : tick * 2;
+  if (o.minHeartbeat < least) {
+    reject("minHeartbeat", seconds(o.minHeartbeat),
+           fmt::format("at least 2 wheel ticks = {}; the wheel's tick is {}", seconds(least),
+                       seconds(tick)));
+  }
+  net::ClientOptions probe = o.client;
+  probe.server.port = 1;  // replaced per provider
+  try {
+    net::validate(probe, tick);
+  } catch (const core::OptionError& e) {
+    throw e.within("DirectoryOptions", "client");
+  }
 }
 
 void Directory::Impl::notify(const std::string& /*service*/, const std::vector<std::string>& urls) {
@@ -121,7 +139,7 @@ Directory::Directory(net::EventLoop& loop, core::HashedWheelTimer& timer, Regist
   } catch (const RegistryProtocolError& e) {
     throw std::invalid_argument(e.what());
   }
-  validate(options);
+  validate(options, timer.tickDuration());
   const std::string user = "Directory " + service;
   impl_ = std::make_shared<Impl>(loop, timer, registry, std::move(service), std::move(options),
                                  std::move(handler), std::move(events));

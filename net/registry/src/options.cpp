@@ -89,6 +89,13 @@ void validate(const RegistrySetup& s) {
   }
 }
 
+void validate(const RegistrySetup& s, std::chrono::nanoseconds tick) {
+  validate(s);
+  net::ClientOptions client = s.client;
+  client.server = s.registry.address;
+  nested([&] { net::validate(client, tick); }, "client");
+}
+
 std::string_view registryKindName(RegistryKind kind) noexcept {
   for (const auto& [k, name] : kKinds) {
     if (k == kind) return name;

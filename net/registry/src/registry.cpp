@@ -238,7 +238,7 @@ std::unique_ptr<Engine> makeEngine(net::EventLoop& loop, core::HashedWheelTimer&
 
 std::unique_ptr<Registry> makeRegistry(net::EventLoop& loop, core::HashedWheelTimer& timer,
                                        RegistrySetup setup) {
-  validate(setup);
+  validate(setup, timer.tickDuration());
   auto engine = makeEngine(loop, timer, setup);
   return std::make_unique<Registry>(timer, std::move(engine), std::move(setup));
 }

@@ -179,6 +179,22 @@ TEST_CASE("registry setup: validate names the first bad field under its path") {
   CHECK(errorOf([&] { validate(s); }) == "RegistryOptions.address.port = 0 (expected: 1 .. 65535)");
 }
 
+TEST_CASE("registry setup: the client's heartbeat must span 2 ticks of the registry's wheel") {
+  RegistrySetup s;
+  s.client.heartbeat.interval = 150ms;
+  CHECK_NOTHROW(validate(s));
+  CHECK(errorOf([&] { validate(s, 100ms); }) ==
+        "RegistrySetup.client.heartbeat.interval = 150ms (expected: at least 2 wheel ticks = "
+        "200ms; the wheel's tick is 100ms)");
+  CHECK_NOTHROW(validate(s, 75ms));
+  // makeRegistry() checks it against its timer: nothing is made.
+  wheelbeat::core::HashedWheelTimer coarse(wheelbeat::core::WheelOptions{.tickDuration = 100ms});
+  Env env;
+  CHECK(errorOf([&] { (void)makeRegistry(env.loop, coarse, "redis://127.0.0.1:1", s); }) ==
+        "RegistrySetup.client.heartbeat.interval = 150ms (expected: at least 2 wheel ticks = "
+        "200ms; the wheel's tick is 100ms)");
+}
+
 TEST_CASE("make registry: the kind or the url picks the engine") {
   Env env;
   RegistryServer server(env.loop, env.timer, serverOptions());

@@ -237,6 +237,33 @@ TEST_CASE(
   registry.stop();
 }
 
+TEST_CASE("directory: heartbeats shorter than 2 ticks of its wheel fail at construction") {
+  Env env;  // a 10 ms tick
+  RegistryServer registry(env.loop, env.timer, serverOptions());
+  auto consumerReg = embedded(env, registry.start());
+  const auto failure = [&](const DirectoryOptions& options) -> std::string {
+    try {
+      Directory directory(env.loop, env.timer, *consumerReg, "org.example.Echo", options);
+      return "constructed";
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+  };
+  DirectoryOptions options = fastDirectory();
+  options.minHeartbeat = 15ms;
+  CHECK(failure(options) ==
+        "DirectoryOptions.minHeartbeat = 0.015s (expected: at least 2 wheel ticks = 0.02s; the "
+        "wheel's tick is 0.01s)");
+  options = fastDirectory();
+  options.client.heartbeat.interval = 15ms;
+  CHECK(failure(options) ==
+        "DirectoryOptions.client.heartbeat.interval = 15ms (expected: at least 2 wheel ticks = "
+        "20ms; the wheel's tick is 10ms)");
+  options = fastDirectory();
+  options.minHeartbeat = 20ms;
+  CHECK(failure(options) == "constructed");
+}
+
 TEST_CASE("directory: a provider's heartbeat parameter sets its client's interval within bounds") {
   Env env;
   RegistryServer registry(env.loop, env.timer, serverOptions());

@@ -12,6 +12,7 @@
 #include <wheelbeat/net/event_loop.h>
 #include <wheelbeat/net/event_loop_group.h>
 #include <wheelbeat/net/options.h>
+#include <wheelbeat/net/shutdown_signal.h>
 #include <wheelbeat/net/tcp_client.h>
 #include <wheelbeat/net/tcp_server.h>
 #include <wheelbeat/tasks/tasks.h>

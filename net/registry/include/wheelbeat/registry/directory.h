@@ -69,6 +69,12 @@ struct DirectoryOptions {
 // Throws std::invalid_argument naming the field, e.g.
 // "DirectoryOptions.minHeartbeat = 0s (expected: > 0)". Thread: any.
 void validate(const DirectoryOptions& options);
+// validate(options), then against the wheel of tick `tick` that runs the clients' tasks:
+// minHeartbeat (the shortest interval a provider's clients may get) and the client's heartbeat
+// periods at least 2 ticks ("DirectoryOptions.minHeartbeat = 0.1s (expected: at least 2 wheel
+// ticks = 0.2s; the wheel's tick is 0.1s)"). The Directory checks this with its timer's
+// tickDuration(), so a bad option fails at construction, not when the first provider comes.
+void validate(const DirectoryOptions& options, std::chrono::nanoseconds tick);
 
 struct DirectoryEvents {
   // The list the directory now follows (sorted provider urls), after each applied change.

@@ -47,6 +47,11 @@ struct RegistrySetup {
 // options and requestTimeout > 0. Thread: any.
 void validate(const RegistryOptions& options);
 void validate(const RegistrySetup& setup);
+// validate(setup), then the client's heartbeat against the wheel of tick `tick` that runs the
+// registry connection's tasks (net::validate(ClientOptions, tick)): "RegistrySetup.client.
+// heartbeat.interval = 50ms (expected: at least 2 wheel ticks = 200ms; ...)". makeRegistry()
+// checks this with its timer's tickDuration().
+void validate(const RegistrySetup& setup, std::chrono::nanoseconds tick);
 
 // "embedded" / "redis" / "zookeeper".
 [[nodiscard]] std::string_view registryKindName(RegistryKind kind) noexcept;
