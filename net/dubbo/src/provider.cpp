@@ -1,4 +1,5 @@
 #include "provider_impl.h"
+#include "request_decoder.h"
 
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/dubbo/descriptor.h>
@@ -6,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace wheelbeat::dubbo {
@@ -67,6 +69,22 @@ std::string ungeneric(Request& request) {
   request.args = std::move(values);
   return {};
 }
+
+// One thread's decoding state for onFrame (see there).
+struct ThreadDecoding {
+  Request request;
+  detail::RequestDecoder decoder;
+  bool busy = false;
+  struct Use {
+    explicit Use(ThreadDecoding& d) : d_(d) { d_.busy = true; }
+    ~Use() { d_.busy = false; }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+  private:
+    ThreadDecoding& d_;
+  };
+};
 
 }  // namespace
 
@@ -218,9 +236,16 @@ void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
                                         kDecodeFailure, frame.serialization()));
     return;
   }
-  Request request;
+  // The loop thread's Request and decoder, reused from call to call (their strings, argument
+  // values and attachments node keep their capacity); a fresh pair when a handler's work reaches
+  // another onFrame on this thread while the first is still in use.
+  thread_local ThreadDecoding reused;
+  std::optional<ThreadDecoding> fresh;
+  ThreadDecoding& d = reused.busy ? fresh.emplace() : reused;
+  const ThreadDecoding::Use use(d);
+  Request& request = d.request;
   try {
-    request = decodeRequest(frame.body, impl_->limits);
+    d.decoder.decode(frame.body, impl_->limits, request);
   } catch (const BodyError& e) {
     (void)detail::sendError(*state, status::kBadRequest,
                             fmt::format("{}{}", kDecodeFailure, e.what()));
