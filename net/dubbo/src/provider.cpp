@@ -230,6 +230,7 @@ void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
   state->requestId = frame.id;
   state->serialization = frame.serialization();
   state->twoWay = frame.isTwoWay();
+  const detail::InlineScope inlineReply(*state, channel);
   if (frame.serialization() != net::kHessian2) {
     (void)detail::sendError(*state, status::kBadRequest,
                             fmt::format("{}serialization id {} (expected 2, hessian2)",

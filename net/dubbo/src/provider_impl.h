@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace wheelbeat::dubbo::detail {
@@ -36,6 +37,26 @@ struct ReplyState {
   bool twoWay = true;
   std::string dubboVersion;  // the request's: decides the response's form
   std::atomic<bool> answered{false};
+};
+
+// The call the loop thread is in onFrame for: an answer to it given before onFrame returns (a
+// synchronous handler's, nearly all) goes straight to its channel, which cannot close while its
+// loop thread is here, without the lock and the lookup. Set and restored by InlineScope.
+struct InlineReply {
+  const ReplyState* state = nullptr;
+  net::Channel* channel = nullptr;
+};
+InlineReply& inlineReply();  // this thread's
+class InlineScope {
+public:
+  InlineScope(const ReplyState& state, net::Channel& channel)
+      : saved_(std::exchange(inlineReply(), InlineReply{&state, &channel})) {}
+  ~InlineScope() { inlineReply() = saved_; }
+  InlineScope(const InlineScope&) = delete;
+  InlineScope& operator=(const InlineScope&) = delete;
+
+private:
+  InlineReply saved_;
 };
 
 // Each answers at most once per state (false: answered before, one-way, or the channel gone).

@@ -20,7 +20,7 @@ constexpr std::uint8_t kMediumFirst = 0x30;  // 0x30-0x33 + 1 byte: up to 1023 u
 constexpr std::uint8_t kMediumLast = 0x33;
 constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
 
-bool allAscii(const std::uint8_t* p, std::size_t n) {
+[[gnu::always_inline]] inline bool allAscii(const std::uint8_t* p, std::size_t n) {
   std::uint64_t any = 0;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {  // eight bytes at a time
@@ -34,8 +34,8 @@ bool allAscii(const std::uint8_t* p, std::size_t n) {
 
 // Reads one compact or medium ASCII string at p into `s` (a view of the body), advancing p; false
 // (p unchanged) for anything else, a string above maxUnits, or bytes missing.
-bool asciiString(const std::uint8_t*& p, const std::uint8_t* end, std::size_t maxUnits,
-                 std::string_view& s) {
+[[gnu::always_inline]] inline bool asciiString(const std::uint8_t*& p, const std::uint8_t* end,
+                                               std::size_t maxUnits, std::string_view& s) {
   if (p == end) return false;
   const std::uint8_t tag = *p;
   std::size_t len = 0;
