@@ -1,5 +1,4 @@
 #include "provider_impl.h"
-#include "request_decoder.h"
 
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/dubbo/descriptor.h>
@@ -70,19 +69,18 @@ std::string ungeneric(Request& request) {
   return {};
 }
 
-// One thread's decoding state for onFrame (see there).
-struct ThreadDecoding {
+// One thread's Request for onFrame (see there).
+struct ThreadRequest {
   Request request;
-  detail::RequestDecoder decoder;
   bool busy = false;
   struct Use {
-    explicit Use(ThreadDecoding& d) : d_(d) { d_.busy = true; }
+    explicit Use(ThreadRequest& d) : d_(d) { d_.busy = true; }
     ~Use() { d_.busy = false; }
     Use(const Use&) = delete;
     Use& operator=(const Use&) = delete;
 
   private:
-    ThreadDecoding& d_;
+    ThreadRequest& d_;
   };
 };
 
@@ -223,7 +221,8 @@ net::ChannelHandler Provider::channelHandler() {
 void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
   if (!frame.isRequest() || frame.isEvent()) return;
   impl_->counters->requests.fetch_add(1, std::memory_order_relaxed);
-  auto state = std::make_shared<detail::ReplyState>();
+  auto state =
+      std::allocate_shared<detail::ReplyState>(detail::RecyclingAllocator<detail::ReplyState>{});
   state->channels = impl_->channels;
   state->counters = impl_->counters;
   state->channelId = channel.id();
@@ -237,16 +236,16 @@ void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
                                         kDecodeFailure, frame.serialization()));
     return;
   }
-  // The loop thread's Request and decoder, reused from call to call (their strings, argument
-  // values and attachments node keep their capacity); a fresh pair when a handler's work reaches
-  // another onFrame on this thread while the first is still in use.
-  thread_local ThreadDecoding reused;
-  std::optional<ThreadDecoding> fresh;
-  ThreadDecoding& d = reused.busy ? fresh.emplace() : reused;
-  const ThreadDecoding::Use use(d);
+  // The loop thread's Request, reused from call to call (its strings, argument values and
+  // attachments node keep their capacity); a fresh one when a handler's work reaches another
+  // onFrame on this thread while the first is still in use.
+  thread_local ThreadRequest reused;
+  std::optional<ThreadRequest> fresh;
+  ThreadRequest& d = reused.busy ? fresh.emplace() : reused;
+  const ThreadRequest::Use use(d);
   Request& request = d.request;
   try {
-    d.decoder.decode(frame.body, impl_->limits, request);
+    decodeRequest(frame.body, request, impl_->limits);
   } catch (const BodyError& e) {
     (void)detail::sendError(*state, status::kBadRequest,
                             fmt::format("{}{}", kDecodeFailure, e.what()));

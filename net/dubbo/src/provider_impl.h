@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -37,6 +38,50 @@ struct ReplyState {
   bool twoWay = true;
   std::string dubboVersion;  // the request's: decides the response's form
   std::atomic<bool> answered{false};
+};
+
+// A one-block cache per thread for what every call allocates once and frees soon after (its
+// ReplyState, with its shared_ptr's control block): the next call on the thread reuses the block
+// instead of a malloc / free pair. A block freed on another thread (an async answer) goes to that
+// thread's cache, or to the heap when it holds one already.
+template <typename T>
+struct RecyclingAllocator {
+  using value_type = T;
+  RecyclingAllocator() = default;
+  template <typename U>
+  RecyclingAllocator(const RecyclingAllocator<U>&) noexcept {}  // NOLINT: rebinding is implicit
+  T* allocate(std::size_t n) {
+    Slot& s = slot();
+    if (n == 1 && s.block != nullptr) return std::exchange(s.block, nullptr);
+    return std::allocator<T>{}.allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    Slot& s = slot();
+    if (n == 1 && s.block == nullptr) {
+      s.block = p;
+      return;
+    }
+    std::allocator<T>{}.deallocate(p, n);
+  }
+  template <typename U>
+  bool operator==(const RecyclingAllocator<U>&) const noexcept {
+    return true;
+  }
+
+private:
+  struct Slot {
+    T* block = nullptr;
+    Slot() = default;
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    ~Slot() {
+      if (block != nullptr) std::allocator<T>{}.deallocate(block, 1);
+    }
+  };
+  static Slot& slot() {
+    thread_local Slot s;
+    return s;
+  }
 };
 
 // The call the loop thread is in onFrame for: an answer to it given before onFrame returns (a

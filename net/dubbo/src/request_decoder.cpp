@@ -63,7 +63,9 @@ void assignString(hessian::Value& v, std::string_view s) {
   }
   // `v` is not a const object (an element of the reused Request's vectors): writing through the
   // accessor's constness is sound, and keeps the string's buffer.
-  std::get<std::string>(const_cast<hessian::Value::Storage&>(v.storage())).assign(s);
+  std::string& to = std::get<std::string>(const_cast<hessian::Value::Storage&>(v.storage()));
+  to.clear();  // then append: a plain copy into the capacity (assign() handles aliasing)
+  to.append(s);
 }
 
 }  // namespace
@@ -156,3 +158,18 @@ bool RequestDecoder::readAttachments(const std::uint8_t* p, const std::uint8_t* 
 }
 
 }  // namespace wheelbeat::dubbo::detail
+
+namespace wheelbeat::dubbo {
+
+void decodeRequest(std::string_view body, Request& out, const BodyLimits& limits) {
+  try {
+    limits.validate();
+  } catch (const std::invalid_argument&) {
+    out = decodeRequest(body, limits);  // throws the BodyError naming the limit
+    return;
+  }
+  thread_local detail::RequestDecoder decoder;
+  decoder.decode(body, limits, out);
+}
+
+}  // namespace wheelbeat::dubbo

@@ -1,4 +1,4 @@
-// The provider's request decoding: decodeRequest()'s result at a fraction of its cost for the
+// decodeRequest(body, out, limits): decodeRequest()'s result at a fraction of its cost for the
 // bodies nearly every call sends, into a Request reused from call to call. Internal to net/dubbo.
 //
 // Fast path: the five header values, the arguments and the attachments' keys and values are all
@@ -10,7 +10,8 @@
 // reached, anything malformed — goes through decodeRequest() itself, so results, limits and
 // every error message are exactly decodeRequest()'s.
 //
-// Threads: one RequestDecoder per thread (the provider keeps one per loop thread).
+// Threads: one RequestDecoder per thread (decodeRequest(body, out, limits) keeps one per
+// thread).
 #pragma once
 
 #include <wheelbeat/dubbo/body.h>
