@@ -96,14 +96,16 @@ bool same(const Request& a, const Request& b) {
   for (std::size_t i = 0; i < a.args.size(); ++i) {
     if (!h::deepEqual(a.args[i], b.args[i])) return false;
   }
-  const auto& x = a.attachments.map()->entries;
-  const auto& y = b.attachments.map()->entries;
+  const h::MapPtr mapA = a.attachments.map();  // a new node when empty: held here
+  const h::MapPtr mapB = b.attachments.map();
+  const auto& x = mapA->entries;
+  const auto& y = mapB->entries;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!h::deepEqual(x[i].first, y[i].first) || !h::deepEqual(x[i].second, y[i].second)) {
       return false;
     }
   }
-  return a.attachments.map()->type == b.attachments.map()->type;
+  return mapA->type == mapB->type;
 }
 
 std::string head(std::string_view method, std::string_view descriptor) {
