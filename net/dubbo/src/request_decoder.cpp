@@ -55,8 +55,39 @@ constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
   return true;
 }
 
-// `v` becomes the string `s`, in the string it already holds when it holds one (its capacity).
-void assignString(hessian::Value& v, std::string_view s) {
+// a == b, inline: a call's strings are short, and libc's memcmp costs a call and its dispatch.
+bool sameText(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  const auto word = [](const char* p) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    return w;
+  };
+  if (n < 8) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
+  }
+  for (std::size_t i = 0; i + 8 < n; i += 8) {
+    if (word(x + i) != word(y + i)) return false;
+  }
+  return word(x + n - 8) == word(y + n - 8);  // the last 8 bytes (overlapping the loop's)
+}
+
+// `to` becomes `s`. A call's header strings and attachments nearly always repeat the previous
+// call's (one service, one client): compared first, they are not copied again (a short copy is
+// dearer than the compare: the compiler inlines it as a `rep movs`).
+void setText(std::string& to, std::string_view s) {
+  if (!sameText(to, s)) to.assign(s);
+}
+
+// `v` becomes the string `s`, in the string it already holds when it holds one (its capacity);
+// `compareFirst`: as setText().
+void assignString(hessian::Value& v, std::string_view s, bool compareFirst) {
   if (v.type() != hessian::Type::String) {
     v = hessian::Value::string(std::string(s));
     return;
@@ -64,8 +95,12 @@ void assignString(hessian::Value& v, std::string_view s) {
   // `v` is not a const object (an element of the reused Request's vectors): writing through the
   // accessor's constness is sound, and keeps the string's buffer.
   std::string& to = std::get<std::string>(const_cast<hessian::Value::Storage&>(v.storage()));
-  to.clear();  // then append: a plain copy into the capacity (assign() handles aliasing)
-  to.append(s);
+  if (compareFirst) {
+    setText(to, s);
+  } else {
+    to.clear();  // then append: a plain copy into the capacity (assign() handles aliasing)
+    to.append(s);
+  }
 }
 
 }  // namespace
@@ -108,20 +143,20 @@ bool RequestDecoder::tryFast(std::string_view body, const BodyLimits& limits, Re
   for (auto& arg : out.args) {
     std::string_view s;
     if (!asciiString(p, end, units, s)) return false;
-    assignString(arg, s);
+    assignString(arg, s, false);  // arguments differ from call to call
   }
   if (!readAttachments(p, end, limits, out)) return false;
-  out.dubboVersion.assign(dubboVersion);
-  out.path.assign(path);
+  setText(out.dubboVersion, dubboVersion);
+  setText(out.path, path);
   if (nullVersion) {
     out.version.reset();
   } else if (out.version) {
-    out.version->assign(version);
+    setText(*out.version, version);
   } else {
     out.version.emplace(version);
   }
-  out.method.assign(method);
-  out.descriptor.assign(descriptor);
+  setText(out.method, method);
+  setText(out.descriptor, descriptor);
   return true;
 }
 
@@ -143,12 +178,13 @@ bool RequestDecoder::readAttachments(const std::uint8_t* p, const std::uint8_t* 
       return false;
     }
     for (std::size_t j = 0; j < n; ++j) {
-      if (std::get<std::string>(entries[j].first.storage()) == key)
+      if (sameText(std::get<std::string>(entries[j].first.storage()), key)) {
         return false;  // decodeRequest() names the repeat
+      }
     }
     if (n == entries.size()) entries.emplace_back();
-    assignString(entries[n].first, key);
-    assignString(entries[n].second, value);
+    assignString(entries[n].first, key, true);
+    assignString(entries[n].second, value, true);
   }
   if (p == end || p + 1 != end) return false;  // no 'Z', or bytes after it
   entries.resize(n);
