@@ -224,7 +224,7 @@ void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
   auto state =
       std::allocate_shared<detail::ReplyState>(detail::RecyclingAllocator<detail::ReplyState>{});
   state->channels = impl_->channels;
-  state->counters = impl_->counters;
+  state->counters = impl_->counters.get();
   state->channelId = channel.id();
   state->requestId = frame.id;
   state->serialization = frame.serialization();

@@ -29,9 +29,15 @@ struct Counters {
   std::atomic<std::uint64_t> errors{0};
 };
 
+// Both in one block, so that a call's ReplyState keeps them alive with one reference.
+struct Shared {
+  OpenChannels channels;
+  Counters counters;
+};
+
 struct ReplyState {
-  std::shared_ptr<OpenChannels> channels;
-  std::shared_ptr<Counters> counters;
+  std::shared_ptr<OpenChannels> channels;  // owns the whole Shared block
+  Counters* counters = nullptr;            // in that block
   std::uint64_t channelId = 0;
   std::uint64_t requestId = 0;
   std::uint8_t serialization = net::kHessian2;
@@ -125,8 +131,9 @@ struct Provider::Impl {
 
   BodyLimits limits;
   std::vector<Service> services;
-  std::shared_ptr<detail::OpenChannels> channels = std::make_shared<detail::OpenChannels>();
-  std::shared_ptr<detail::Counters> counters = std::make_shared<detail::Counters>();
+  std::shared_ptr<detail::Shared> shared = std::make_shared<detail::Shared>();
+  std::shared_ptr<detail::OpenChannels> channels{shared, &shared->channels};
+  std::shared_ptr<detail::Counters> counters{shared, &shared->counters};
 
   void add(const ServiceId& service, std::string method, std::string descriptor,
            AsyncHandler handler);
