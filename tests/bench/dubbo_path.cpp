@@ -232,8 +232,9 @@ int main(int argc, char** argv) {
     }
     runRequests(server, requests / 10);  // warm-up: caches, allocator
     ns[static_cast<int>(m)] = bestNsPerRequest(server, requests, 7);
-    fmt::print("{:<9} {:8.1f} ns/request (best of 7 x {})\n", modeName(m), ns[static_cast<int>(m)],
-               requests);
+    fmt::print("{:<9} {:8.1f} ns/request (best of 7 x {}; request body {} bytes, answer {})\n",
+               modeName(m), ns[static_cast<int>(m)], requests, server.body.size(),
+               m == Mode::Scan ? 0 : server.channel.last.size());
   }
   if (mode == "time" && only.empty()) {
     fmt::print("hessian2 / raw = {:.2f}x, hessian2 - raw = {:.1f} ns, scan = {:.1f} ns\n",
