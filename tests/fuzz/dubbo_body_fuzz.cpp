@@ -5,7 +5,8 @@
 //   rest     the body bytes, decoded within small limits
 // Invariants: a refusal is a BodyError whose offset lies within the body; a body accepted
 // encodes again (a request with its version rule, a result for both forms of response) and the
-// new bytes decode to a deep-equal request or result.
+// new bytes decode to a deep-equal request or result; decoding a request into a Request reused
+// from input to input (a provider's way) gives the same request or the same refusal.
 #include <wheelbeat/dubbo/body.h>
 
 #include <cstddef>
@@ -44,14 +45,44 @@ bool sameAttachments(const Attachments& a, const Attachments& b) {
   return h::deepEqual(h::Value::map(a.map()), h::Value::map(b.map()));
 }
 
+bool sameRequest(const Request& a, const Request& b) {
+  if (a.dubboVersion != b.dubboVersion || a.path != b.path || a.version != b.version ||
+      a.method != b.method || a.descriptor != b.descriptor || a.args.size() != b.args.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    if (!h::deepEqual(a.args[i], b.args[i])) return false;
+  }
+  return sameAttachments(a.attachments, b.attachments);
+}
+
+// decodeRequest into a Request reused across inputs (as a provider's) gives what decodeRequest
+// returns, or refuses with the same words.
+void checkReused(std::string_view body, const BodyLimits& limits, const Request* expected,
+                 const std::string& refusal) {
+  static Request reused;
+  try {
+    decodeRequest(body, reused, limits);
+  } catch (const BodyError& e) {
+    require(expected == nullptr && refusal == e.what(),
+            "decoding into a reused request refuses what decodeRequest accepts, or otherwise");
+    reused = Request();
+    return;
+  }
+  require(expected != nullptr, "decoding into a reused request accepts what decodeRequest refuses");
+  require(sameRequest(reused, *expected), "decoding into a reused request gives another request");
+}
+
 void checkRequest(std::string_view body, const BodyLimits& limits) {
   Request r;
   try {
     r = decodeRequest(body, limits);
   } catch (const BodyError& e) {
     require(e.offset() <= body.size(), "a request refusal's offset lies beyond the body");
+    checkReused(body, limits, nullptr, e.what());
     return;
   }
+  checkReused(body, limits, &r, {});
   std::string again;
   try {
     again = encodeRequest(r);

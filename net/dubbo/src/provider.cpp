@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace wheelbeat::dubbo {
@@ -67,6 +68,21 @@ std::string ungeneric(Request& request) {
   request.args = std::move(values);
   return {};
 }
+
+// One thread's Request for onFrame (see there).
+struct ThreadRequest {
+  Request request;
+  bool busy = false;
+  struct Use {
+    explicit Use(ThreadRequest& d) : d_(d) { d_.busy = true; }
+    ~Use() { d_.busy = false; }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+  private:
+    ThreadRequest& d_;
+  };
+};
 
 }  // namespace
 
@@ -205,22 +221,31 @@ net::ChannelHandler Provider::channelHandler() {
 void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
   if (!frame.isRequest() || frame.isEvent()) return;
   impl_->counters->requests.fetch_add(1, std::memory_order_relaxed);
-  auto state = std::make_shared<detail::ReplyState>();
+  auto state =
+      std::allocate_shared<detail::ReplyState>(detail::RecyclingAllocator<detail::ReplyState>{});
   state->channels = impl_->channels;
-  state->counters = impl_->counters;
+  state->counters = impl_->counters.get();
   state->channelId = channel.id();
   state->requestId = frame.id;
   state->serialization = frame.serialization();
   state->twoWay = frame.isTwoWay();
+  const detail::InlineScope inlineReply(*state, channel);
   if (frame.serialization() != net::kHessian2) {
     (void)detail::sendError(*state, status::kBadRequest,
                             fmt::format("{}serialization id {} (expected 2, hessian2)",
                                         kDecodeFailure, frame.serialization()));
     return;
   }
-  Request request;
+  // The loop thread's Request, reused from call to call (its strings, argument values and
+  // attachments node keep their capacity); a fresh one when a handler's work reaches another
+  // onFrame on this thread while the first is still in use.
+  thread_local ThreadRequest reused;
+  std::optional<ThreadRequest> fresh;
+  ThreadRequest& d = reused.busy ? fresh.emplace() : reused;
+  const ThreadRequest::Use use(d);
+  Request& request = d.request;
   try {
-    request = decodeRequest(frame.body, impl_->limits);
+    decodeRequest(frame.body, request, impl_->limits);
   } catch (const BodyError& e) {
     (void)detail::sendError(*state, status::kBadRequest,
                             fmt::format("{}{}", kDecodeFailure, e.what()));

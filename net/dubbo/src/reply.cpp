@@ -18,6 +18,11 @@ hessian::Encoder& threadEncoder() {
 }
 
 bool send(ReplyState& state, std::uint8_t status, std::string_view body) {
+  const InlineReply& here = inlineReply();
+  if (here.state == &state) {
+    return here.channel->send(state.serialization, status, state.requestId, body) ==
+           net::SendResult::Queued;
+  }
   const std::lock_guard lock(state.channels->mutex);
   const auto it = state.channels->byId.find(state.channelId);
   if (it == state.channels->byId.end()) return false;
@@ -28,6 +33,11 @@ bool send(ReplyState& state, std::uint8_t status, std::string_view body) {
 bool claim(ReplyState& state) { return state.twoWay && !state.answered.exchange(true); }
 
 }  // namespace
+
+InlineReply& inlineReply() {
+  thread_local InlineReply current;
+  return current;
+}
 
 bool sendResult(ReplyState& state, const Result& result) {
   if (!claim(state)) return false;

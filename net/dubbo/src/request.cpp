@@ -6,8 +6,20 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <variant>
 
 namespace wheelbeat::dubbo {
+
+namespace {
+
+// An attachment's key (a string: adopt() and set() see to it), without the checked accessor's
+// call: find() runs for every call's version and group.
+std::string_view keyOf(const hessian::Value& key) {
+  const auto* s = std::get_if<std::string>(&key.storage());
+  return s != nullptr ? std::string_view(*s) : std::string_view();
+}
+
+}  // namespace
 
 std::string_view statusName(std::uint8_t code) noexcept {
   switch (code) {
@@ -54,7 +66,7 @@ hessian::MapPtr Attachments::map() const { return map_ ? map_ : hessian::makeMap
 void Attachments::set(std::string_view key, hessian::Value value) {
   if (!map_) map_ = hessian::makeMap();
   for (auto& [k, v] : map_->entries) {
-    if (k.asString() == key) {
+    if (keyOf(k) == key) {
       v = std::move(value);
       return;
     }
@@ -65,7 +77,7 @@ void Attachments::set(std::string_view key, hessian::Value value) {
 const hessian::Value* Attachments::find(std::string_view key) const {
   if (!map_) return nullptr;
   for (const auto& [k, v] : map_->entries) {
-    if (k.asString() == key) return &v;
+    if (keyOf(k) == key) return &v;
   }
   return nullptr;
 }
@@ -86,7 +98,7 @@ Attachments Attachments::adopt(hessian::MapPtr map, std::size_t offset) {
                                           hessian::typeName(key.type())));
     }
     for (std::size_t j = 0; j < i; ++j) {
-      if (entries[j].first.asString() == key.asString()) {
+      if (keyOf(entries[j].first) == keyOf(key)) {
         throw BodyError(
             offset, fmt::format("key \"{}\" of entry {} repeats entry {}", key.asString(), i, j));
       }

@@ -75,6 +75,7 @@ std::int64_t intVersion(std::string_view version) noexcept {
 }
 
 bool supportsResponseAttachments(std::string_view dubboVersion) noexcept {
+  if (dubboVersion == kDubboVersion) return true;  // nearly every caller: no parsing
   if (dubboVersion.empty()) return false;
   const std::int64_t v = intVersion(dubboVersion);
   if (v >= kBrokenFrom && v < kBrokenUntil) return false;

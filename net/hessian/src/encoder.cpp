@@ -222,9 +222,23 @@ void Encoder::resetReferences() {
 }
 
 void Encoder::reset() {
-  EncoderLimits limits = impl_->limits;
-  impl_ = std::make_unique<Impl>();
-  impl_->limits = limits;
+  Impl& d = *impl_;
+  // In place: an encoder reused body after body (one per thread) keeps its buffer's capacity
+  // and allocates nothing here; a buffer grown past kKeptCapacity (a rare large body) is freed.
+  constexpr std::size_t kKeptCapacity = 64 * 1024;
+  if (d.out.capacity() > kKeptCapacity) {
+    std::string().swap(d.out);
+  } else {
+    d.out.clear();
+  }
+  // clear() on an unordered_map costs its bucket count even when empty: only the used ones.
+  if (!d.refs.empty()) d.refs.clear();
+  d.held.clear();
+  if (!d.types.empty()) d.types.clear();
+  d.typeOrder.clear();
+  d.classes.clear();
+  if (!d.classByAddress.empty()) d.classByAddress.clear();
+  if (!d.classByName.empty()) d.classByName.clear();
 }
 
 std::string encode(const Value& value, const EncoderLimits& limits) {

@@ -53,7 +53,7 @@ struct R1Case {
 // R1's request and response bodies (the line's "bodies"): Raw, 64 bytes echoed as they came;
 // Hessian2, a Dubbo call echo(String) of a 64-character string, decoded and answered by
 // dubbo::Provider (r1.h).
-enum class R1Bodies { Raw, Hessian2 };
+enum class R1Bodies { Raw, Hessian2, RawSized };
 
 struct BenchConfig {
   Scenario scenario = Scenario::H1;

@@ -51,12 +51,13 @@ inline constexpr std::size_t kR1FrameBytes = net::kHeaderSize + kR1BodyBytes;
 inline constexpr std::uint8_t kR1RequestFlags =
     net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
 
-// "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}; "raw,hessian2" -> {Raw, Hessian2}.
+// "64x16,1000x1" -> {{64, 16}, {1000, 1}}; "1,2" -> {1, 2}; "raw,hessian2,raw-sized" ->
+// {Raw, Hessian2, RawSized}.
 // Throw std::invalid_argument naming the flag, the value and what was expected.
 std::vector<R1Case> parseR1Cases(std::string_view text);
 std::vector<int> parseR1Loops(std::string_view text);
 std::vector<R1Bodies> parseR1Bodies(std::string_view text);
-// "raw", "hessian2" (the line's "bodies" and the children's --bodies).
+// "raw", "hessian2", "raw-sized" (the line's "bodies" and the children's --bodies).
 const char* r1BodiesName(R1Bodies bodies);
 
 // Hessian2 bodies (r1_dubbo.cpp): the interface served, the request every call sends, and the
@@ -65,6 +66,11 @@ const char* r1BodiesName(R1Bodies bodies);
 inline constexpr std::string_view kR1Service = "org.wheelbeat.bench.Echo";
 std::string r1HessianRequest();
 std::string r1HessianResponse();
+// The bodies of a body mode: raw, 64 bytes each way; hessian2, the two above; raw-sized, raw
+// bytes of the hessian2 bodies' lengths (the transport's share of their extra bytes, without
+// any decoding: the floor under hessian2), answered as they are by an echo of that length.
+std::string r1RequestBody(R1Bodies bodies);
+std::string r1ResponseBody(R1Bodies bodies);
 
 // Who serves and who asks, the line's "impl": the floor ("raw-epoll": both processes raw),
 // wheelbeat ("wheelbeat": both wheelbeat), or wheelbeat's server asked by the floor's client

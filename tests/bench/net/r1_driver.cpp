@@ -4,7 +4,8 @@
 // the case's round is kept. Every case runs once per round (--rounds), the floor's first; then
 // each case's line is its median round, so that each wheelbeat line can state its ratios to the
 // floor's line with the same loops, conns and depth, both medians of rounds run side by side;
-// and each hessian2-bodies line its ratio to the raw-bodies wheelbeat line of the same case.
+// and each hessian2- or raw-sized-bodies line its ratio to the raw-bodies line of the same pair
+// and case.
 #include "child_process.h"
 #include "r1.h"
 #include "report.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <charconv>
 #include <memory>
+#include <optional>
 
 namespace wheelbeat::bench::netbench {
 namespace {
@@ -213,7 +215,8 @@ bool report(const CaseRounds& r, const BenchConfig& config) {
 
 // The lines to run, in run order: per loop count (1 first), per body mode (--bodies), the floor
 // for every case, then wheelbeat, then (with --impl both) wheelbeat's server asked by the floor's
-// client. Hessian2 bodies: no floor (it has no Dubbo decoder), wheelbeat and wheelbeat-server.
+// client. Hessian2 and raw-sized bodies: no floor (it has no Dubbo decoder, and raw-sized is the
+// floor of hessian2), wheelbeat and wheelbeat-server.
 std::vector<CaseRounds> plan(const BenchConfig& config) {
   std::vector<CaseRounds> all;
   for (const int loops : config.loops) {
@@ -234,9 +237,9 @@ std::vector<CaseRounds> plan(const BenchConfig& config) {
 
 // --rounds times, interleaved (plan()'s order). Then one line per pair, body mode, loop count and
 // case, in that order: its median round, with its ratios to the floor's line with the same
-// loops, conns and depth, to the same pair's 1-loop line, and (hessian2) to the raw-bodies line.
-// The floor runs with the same loop count, so that a line's ratios to it and to one loop can be
-// told apart from what the machine's cores allow.
+// loops, conns and depth, to the same pair's 1-loop line, and (hessian2, raw-sized) to the
+// raw-bodies line. The floor runs with the same loop count, so that a line's ratios to it and to
+// one loop can be told apart from what the machine's cores allow.
 int runAll(const BenchConfig& config) {
   std::vector<CaseRounds> all = plan(config);  // never reallocated after: lines point into it
   for (int round = 1; round <= config.rounds; ++round) {
@@ -315,15 +318,17 @@ std::vector<int> parseR1Loops(std::string_view text) {
 std::vector<R1Bodies> parseR1Bodies(std::string_view text) {
   std::vector<R1Bodies> bodies;
   for (const auto part : splitCommas(text)) {
-    const bool raw = part == "raw";
-    if ((!raw && part != "hessian2") ||
-        std::find(bodies.begin(), bodies.end(), raw ? R1Bodies::Raw : R1Bodies::Hessian2) !=
-            bodies.end()) {
-      throw std::invalid_argument(fmt::format(
-          "--bodies: '{}' in '{}' (expected raw and/or hessian2, each once, e.g. raw,hessian2)",
-          part, text));
+    std::optional<R1Bodies> b;
+    for (const R1Bodies known : {R1Bodies::Raw, R1Bodies::Hessian2, R1Bodies::RawSized}) {
+      if (part == r1BodiesName(known)) b = known;
     }
-    bodies.push_back(raw ? R1Bodies::Raw : R1Bodies::Hessian2);
+    if (!b || std::find(bodies.begin(), bodies.end(), *b) != bodies.end()) {
+      throw std::invalid_argument(
+          fmt::format("--bodies: '{}' in '{}' (expected raw, hessian2 and/or raw-sized, each "
+                      "once, e.g. raw,hessian2)",
+                      part, text));
+    }
+    bodies.push_back(*b);
   }
   return bodies;
 }

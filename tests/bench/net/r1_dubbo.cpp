@@ -1,5 +1,5 @@
-// R1's hessian2 bodies (r1.h): the Dubbo request the client sends, the response it expects, and
-// nothing else — the server side is dubbo::Provider itself (r1_roles.cpp).
+// R1's bodies (r1.h): the hessian2 Dubbo request the client sends and the response it expects
+// (the server side is dubbo::Provider itself, r1_roles.cpp), and each body mode's bytes.
 #include "r1.h"
 
 #include <wheelbeat/dubbo/body.h>
@@ -24,8 +24,31 @@ std::string r1HessianResponse() {
   return dubbo::encodeResult(dubbo::Result::ofValue(payload()), dubbo::kDubboVersion);
 }
 
+std::string r1RequestBody(R1Bodies bodies) {
+  switch (bodies) {
+    case R1Bodies::Hessian2: return r1HessianRequest();
+    case R1Bodies::RawSized: return std::string(r1HessianRequest().size(), 'r');
+    case R1Bodies::Raw: break;
+  }
+  return std::string(kR1BodyBytes, 'r');
+}
+
+std::string r1ResponseBody(R1Bodies bodies) {
+  switch (bodies) {
+    case R1Bodies::Hessian2: return r1HessianResponse();
+    case R1Bodies::RawSized: return std::string(r1HessianResponse().size(), 'r');
+    case R1Bodies::Raw: break;
+  }
+  return std::string(kR1BodyBytes, 'r');
+}
+
 const char* r1BodiesName(R1Bodies bodies) {
-  return bodies == R1Bodies::Hessian2 ? "hessian2" : "raw";
+  switch (bodies) {
+    case R1Bodies::Hessian2: return "hessian2";
+    case R1Bodies::RawSized: return "raw-sized";
+    case R1Bodies::Raw: break;
+  }
+  return "raw";
 }
 
 }  // namespace wheelbeat::bench::netbench

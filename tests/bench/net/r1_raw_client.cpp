@@ -79,9 +79,8 @@ public:
       : config_(config),
         depth_(static_cast<std::size_t>(config.depth)),
         server_(raw::loopbackAddress(listenAddress(0), config.port)),
-        body_(config.r1Bodies.at(0) == R1Bodies::Hessian2 ? r1HessianRequest()
-                                                          : std::string(kR1BodyBytes, 'r')),
-        answer_(config.r1Bodies.at(0) == R1Bodies::Hessian2 ? r1HessianResponse() : body_),
+        body_(r1RequestBody(config.r1Bodies.at(0))),
+        answer_(r1ResponseBody(config.r1Bodies.at(0))),
         answerFrameBytes_(net::kHeaderSize + answer_.size()) {
     epoll_.add(STDIN_FILENO, EPOLLIN, Tag{Kind::Stdin, 0});
   }

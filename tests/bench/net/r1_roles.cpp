@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wheelbeat::bench::netbench {
@@ -41,15 +42,16 @@ struct ServerCounters {
   std::atomic<std::int64_t> refused{0};
 };
 
-// Every two-way application request gets its body back (64 bytes out as in).
-net::ChannelHandler echoHandler(const std::shared_ptr<ServerCounters>& c) {
+// Every two-way application request gets its body back (64 bytes out as in), or with `answer`
+// set (raw-sized bodies) that body: the hessian2 response's length, nothing decoded.
+net::ChannelHandler echoHandler(const std::shared_ptr<ServerCounters>& c, std::string answer = {}) {
   return net::ChannelHandler{
       .onConnected = {},
       .onFrame =
-          [c](net::Channel& ch, const net::FrameView& f) {
+          [c, answer = std::move(answer)](net::Channel& ch, const net::FrameView& f) {
             if (!f.isRequest() || !f.isTwoWay() || f.isEvent()) return;
-            auto& counter =
-                ch.reply(f, f.body) == net::SendResult::Queued ? c->handled : c->refused;
+            const std::string_view body = answer.empty() ? f.body : std::string_view(answer);
+            auto& counter = ch.reply(f, body) == net::SendResult::Queued ? c->handled : c->refused;
             counter.fetch_add(1, std::memory_order_relaxed);
           },
       .onClosed = {},
@@ -103,9 +105,9 @@ public:
       : config_(c),
         timer_(core::WheelOptions{.tickDuration = std::chrono::milliseconds(c.tickMs)}),
         loop_("r1-client"),
-        hessian2_(c.r1Bodies.at(0) == R1Bodies::Hessian2),
-        body_(hessian2_ ? r1HessianRequest() : std::string(kR1BodyBytes, 'r')),
-        expected_(hessian2_ ? r1HessianResponse() : std::string()) {
+        hessian2_(c.r1Bodies.at(0) != R1Bodies::Raw),
+        body_(r1RequestBody(c.r1Bodies.at(0))),
+        expected_(hessian2_ ? r1ResponseBody(c.r1Bodies.at(0)) : std::string()) {
     timer_.start();
     clients_.reserve(static_cast<std::size_t>(c.conns));
   }
@@ -225,7 +227,7 @@ private:
           std::chrono::duration_cast<Clock::duration>(conn.channel->lastRead())};
       rtt_.record(std::chrono::duration_cast<std::chrono::nanoseconds>(now - sentAt).count());
       bump(answered_, 1);
-      // Raw bodies: the size only (as the floor's client); hessian2: the exact answer.
+      // Raw bodies: the size only (as the floor's client); hessian2, raw-sized: the exact answer.
       const bool good = hessian2_ ? r.body == expected_ : r.body.size() == kR1BodyBytes;
       if (r.frameStatus != net::kStatusOk || !good) {
         bump(errors_, 1);
@@ -255,9 +257,9 @@ private:
   const BenchConfig& config_;
   core::HashedWheelTimer timer_;
   net::EventLoop loop_;
-  const bool hessian2_;
+  const bool hessian2_;  // or raw-sized: an exact answer expected
   const std::string body_;
-  const std::string expected_;  // hessian2: the exact response body
+  const std::string expected_;  // hessian2, raw-sized: the exact response body
   std::vector<std::unique_ptr<net::TcpClient>> clients_;
   std::vector<Conn> conns_;
   RttHistogram rtt_;
@@ -275,7 +277,8 @@ private:
 
 }  // namespace
 
-// The server's counters as the driver reads them: raw bodies, the echo handler's; hessian2, the
+// The server's counters as the driver reads them: raw bodies (and raw-sized), the echo handler's;
+// hessian2, the
 // Provider's (every request answered with a value, or an error or exception).
 struct ServerSide {
   std::shared_ptr<ServerCounters> counters = std::make_shared<ServerCounters>();
@@ -283,6 +286,7 @@ struct ServerSide {
 
   net::ChannelHandler handler(R1Bodies bodies) {
     if (bodies == R1Bodies::Raw) return echoHandler(counters);
+    if (bodies == R1Bodies::RawSized) return echoHandler(counters, r1ResponseBody(bodies));
     provider = std::make_unique<dubbo::Provider>();
     provider->add({.interface = std::string(kR1Service)}, "echo", "Ljava/lang/String;",
                   [](const dubbo::Request& request) { return request.args[0]; });

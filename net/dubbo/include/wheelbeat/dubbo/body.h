@@ -137,6 +137,14 @@ std::string encodeRequest(const Request& request);
 /// descriptor, one value per parameter, an attachments map with string keys, nothing after it).
 /// A body that ends after the arguments (no attachments map) is accepted with no attachments.
 Request decodeRequest(std::string_view body, const BodyLimits& limits = {});
+/// The same into `out`, reusing its storage: what a server does for every call. Bodies whose
+/// strings are all short ASCII (compact or medium forms) with string arguments and attachments,
+/// nearly every call's, are read in place: no Value tree, and no allocation once `out` has held a
+/// call of that shape (its strings, argument values and attachments node keep their capacity; the
+/// node only while nothing else holds it). Any other body takes decodeRequest() above. Same
+/// result, same BodyError; after a throw `out` is unspecified (decode into it again or assign
+/// it). Thread: any (per-thread state: the last descriptor's parameter count).
+void decodeRequest(std::string_view body, Request& out, const BodyLimits& limits = {});
 
 /// The outcome a response body carries (flags 0/1/2, or 3/4/5 with attachments).
 enum class ResultKind : std::uint8_t { Exception = 0, Value = 1, Null = 2 };

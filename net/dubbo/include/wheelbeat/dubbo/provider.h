@@ -86,7 +86,9 @@ private:
 /// Returns the method's value, or throws ApplicationException (any other exception becomes a
 /// java.lang.RuntimeException with its what()). Runs on the loop thread: must not block.
 using Handler = std::function<hessian::Value(const Request&)>;
-/// Answers through `reply`, now or later (a timeout on the wheel, another thread's work).
+/// Answers through `reply`, now or later (a timeout on the wheel, another thread's work). The
+/// Request, as a Handler's, is valid only during the call (the loop thread reuses its storage for
+/// the next call): copy what a later answer needs.
 using AsyncHandler = std::function<void(const Request&, Reply reply)>;
 
 /// The method name and descriptor that match any method of a service (a catch-all handler).
