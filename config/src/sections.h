@@ -27,16 +27,18 @@ extern const Section<tasks::HeartbeatOptions> kHeartbeatSection;
 extern const Section<tasks::FailbackOptions> kFailbackSection;
 // policies.cpp
 extern const Section<tasks::RetryOptions> kPolicySection;
-// net_sections.cpp
+// net_sections.cpp, metrics_section.cpp
 extern const Section<net::LoopOptions> kLoopSection;
-extern const Section<registry::RegistryOptions> kRegistrySection;
 extern const Section<net::ServerOptions> kServerSection;
 extern const Section<net::ClientOptions> kClientSection;
-// service_sections.cpp, metrics_section.cpp
-extern const Section<registry::ServiceOptions> kServiceSection;
 extern const Section<net::MetricsEndpointOptions> kMetricsSection;
-// cluster_section.cpp
+#if WHEELBEAT_CONFIG_DISCOVERY
+// The discovery part, compiled only with the registry: service_sections.cpp (net/registry/'s
+// "registry" and "service"), cluster_section.cpp.
+extern const Section<registry::RegistryOptions> kRegistrySection;
+extern const Section<registry::ServiceOptions> kServiceSection;
 extern const Section<cluster::ClusterOptions> kClusterSection;
+#endif
 // document.cpp
 extern const Section<Config> kDocumentSection;
 
