@@ -45,7 +45,8 @@ embed_run(${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=${visible_pc} PKG_CONFIG_PAT
           ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${build} -G ${GENERATOR}
           -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${launcher} -DCMAKE_BUILD_TYPE=None
           -DWHEELBEAT_WITH_REGISTRY=OFF -DWHEELBEAT_DEVELOPER=OFF -DWHEELBEAT_BUILD_TOOLS=OFF
-          -DWHEELBEAT_BUILD_BENCH=OFF -DCMAKE_INSTALL_MESSAGE=NEVER --log-level=WARNING)
+          -DWHEELBEAT_BUILD_BENCH=OFF -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
+          -DCMAKE_INSTALL_MESSAGE=NEVER --log-level=WARNING)
 embed_cache_value(with_config ${build} WHEELBEAT_WITH_CONFIG)
 if(NOT with_config STREQUAL "ON")
   message(FATAL_ERROR "WHEELBEAT_WITH_CONFIG is '${with_config}' without the registry "
@@ -98,7 +99,12 @@ embed_run(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/config_consumer -B ${con
           -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${launcher}
           -DCMAKE_BUILD_TYPE=None -DCMAKE_PREFIX_PATH=${prefix}
           -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
-embed_output(build_log ${CMAKE_COMMAND} --build ${consumer} --verbose)
+# The build's output is the link line to check (and the compiler's errors when it fails).
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${consumer} --verbose RESULT_VARIABLE rc
+                OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the consumer's build failed (${rc}):\n${build_log}")
+endif()
 string(REGEX MATCH "[^\n]* -o heartbeat_config_client [^\n]*" link_line "${build_log}")
 if(link_line STREQUAL "")
   message(FATAL_ERROR "no link command of heartbeat_config_client in the build's output")
@@ -110,7 +116,10 @@ if(NOT link_line MATCHES "libwheelbeat_config\\.a" OR link_line MATCHES "${left_
 endif()
 set(program ${consumer}/heartbeat_config_client)
 embed_output(dynamic ${READELF} -d ${program})
-embed_output(symbols ${NM} -C ${program})
+execute_process(COMMAND ${NM} -C ${program} RESULT_VARIABLE rc OUTPUT_VARIABLE symbols)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -C ${program} failed (${rc})")
+endif()
 if(dynamic MATCHES "hiredis|zookeeper"
    OR symbols MATCHES "[Rr]edis|zoo_|[Zz]oo[Kk]eeper|wheelbeat::(registry|cluster)::")
   message(FATAL_ERROR "heartbeat_config_client needs or holds hiredis, ZooKeeper or the registry")

@@ -52,7 +52,7 @@ bool discoveryRejected() {
 // Counts the client's heartbeats (called on the wheel's thread).
 class HeartbeatCounter : public wheelbeat::tasks::TaskListener {
 public:
-  void onHeartbeatSent(net::Channel& /*channel*/) override {
+  void onHeartbeatSent(wheelbeat::tasks::Channel& /*channel*/) override {
     const std::lock_guard lock(mutex_);
     ++sent_;
     changed_.notify_all();
