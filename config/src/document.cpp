@@ -271,17 +271,20 @@ LoadResult readDocument(const Json& document) {
 
 constexpr Section<Config> kDocumentSection{kDocumentFields};
 
-std::string unknownKeyExpected([[maybe_unused]] std::string_view pointer,
-                               [[maybe_unused]] std::string_view key,
-                               std::span<const std::string_view> names) {
+std::optional<std::string> leftOutSection([[maybe_unused]] std::string_view key) {
 #if !WHEELBEAT_CONFIG_DISCOVERY
-  if (pointer.empty() && std::ranges::find(kLeftOutSections, key) != std::end(kLeftOutSections)) {
-    return fmt::format(
-        "no \"{}\" section: this wheelbeat was built without the registry "
-        "(WHEELBEAT_WITH_REGISTRY=OFF)",
-        key);
+  if (std::ranges::find(kLeftOutSections, key) != std::end(kLeftOutSections)) {
+    return "this wheelbeat was built without the registry (WHEELBEAT_WITH_REGISTRY=OFF)";
   }
 #endif
+  return std::nullopt;
+}
+
+std::string unknownKeyExpected(std::string_view pointer, std::string_view key,
+                               std::span<const std::string_view> names) {
+  if (pointer.empty()) {
+    if (auto why = leftOutSection(key)) return fmt::format("no \"{}\" section: {}", key, *why);
+  }
   return knownKeysText(names);
 }
 

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wheelbeat::config::detail {
@@ -46,6 +47,12 @@ extern const Section<Config> kDocumentSection;
 [[nodiscard]] Policies readPolicies(const Json& section, const std::string& pointer);
 // "the name of an entry of /retry: \"a\", \"b\"" (or "... (there is none)").
 [[nodiscard]] std::string knownNamesText(const RetryPolicies& policies);
+
+// For a top-level section this build left out ("registry", "service", "cluster" without the
+// registry): why it is not there ("this wheelbeat was built without the registry
+// (WHEELBEAT_WITH_REGISTRY=OFF)"). nullopt for any other key, and for every key in a build with
+// the discovery sections.
+[[nodiscard]] std::optional<std::string> leftOutSection(std::string_view key);
 
 // The whole document: the Config, or every error. Top-level keys are read in document order.
 [[nodiscard]] LoadResult readDocument(const Json& document);

@@ -4,13 +4,15 @@
 #
 #   1. Configure where hiredis cannot be found (PKG_CONFIG_LIBDIR holding only libuv.pc, as in
 #      embed_core_only) and check that neither hiredis nor ZooKeeper was even looked up (a lookup
-#      leaves HIREDIS_* / ZOOKEEPER_* in CMakeCache.txt); nothing but the libraries is built.
+#      leaves HIREDIS_* / ZOOKEEPER_* in CMakeCache.txt); nothing but the libraries and
+#      wheelbeat-config is built.
 #   2. Install; the install holds config (features.h saying 0) and no header, library, pkg-config
 #      file or CMake file of registry, cluster, dubbo or runtime.
 #   3. `pkg-config --static --libs wheelbeat-config` names neither hiredis nor ZooKeeper.
 #   4. config_consumer/ (find_package(wheelbeat COMPONENTS config)) is built verbosely: its link
 #      line names wheelbeat_config and neither hiredis nor ZooKeeper nor a wheelbeat layer of the
 #      registry; the program's NEEDED entries and symbols have neither; it runs and exits 0.
+#   5. wheelbeat-config says why the discovery sections are refused (validate and explain).
 # Arguments: -DSOURCE_DIR -DWORK_DIR -DGENERATOR -DCXX_COMPILER [-DLAUNCHER].
 cmake_minimum_required(VERSION 3.22)
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
@@ -44,7 +46,7 @@ endif()
 embed_run(${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=${visible_pc} PKG_CONFIG_PATH=
           ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${build} -G ${GENERATOR}
           -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${launcher} -DCMAKE_BUILD_TYPE=None
-          -DWHEELBEAT_WITH_REGISTRY=OFF -DWHEELBEAT_DEVELOPER=OFF -DWHEELBEAT_BUILD_TOOLS=OFF
+          -DWHEELBEAT_WITH_REGISTRY=OFF -DWHEELBEAT_DEVELOPER=OFF -DWHEELBEAT_BUILD_TOOLS=ON
           -DWHEELBEAT_BUILD_BENCH=OFF -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
           -DCMAKE_INSTALL_MESSAGE=NEVER --log-level=WARNING)
 embed_cache_value(with_config ${build} WHEELBEAT_WITH_CONFIG)
@@ -125,4 +127,31 @@ if(dynamic MATCHES "hiredis|zookeeper"
   message(FATAL_ERROR "heartbeat_config_client needs or holds hiredis, ZooKeeper or the registry")
 endif()
 embed_run(${program})
+
+# 5. The command line: the exit status and the first line on stderr of each (explain's usage
+#    follows).
+set(off_text "this wheelbeat was built without the registry (WHEELBEAT_WITH_REGISTRY=OFF)")
+file(WRITE ${WORK_DIR}/cluster.json "{\"cluster\": {\"mode\": \"failfast\"}}\n")
+set(expect_validate
+    "cluster.json: /cluster: {\"mode\":\"failfast\"} (expected: no \"cluster\" section: ${off_text})")
+set(expect_explain "wheelbeat-config: explain: no key \"registry.kind\" (${off_text})")
+foreach(command validate explain)
+  if(command STREQUAL "validate")
+    set(arguments validate cluster.json)
+    set(status 1)
+  else()
+    set(arguments explain registry.kind)
+    set(status 2)
+  endif()
+  execute_process(COMMAND ${build}/bin/wheelbeat-config ${arguments} WORKING_DIRECTORY ${WORK_DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  ERROR_STRIP_TRAILING_WHITESPACE)
+  string(REGEX MATCH "^[^\n]*" err "${err}")
+  message(STATUS "wheelbeat-config ${arguments} -> ${rc}: ${err}")
+  if(NOT rc EQUAL status OR NOT out STREQUAL "" OR NOT err STREQUAL "${expect_${command}}")
+    message(FATAL_ERROR "wheelbeat-config ${arguments}: exit ${rc}, stdout '${out}', stderr "
+                        "'${err}' (expected: exit ${status}, no stdout, stderr starting "
+                        "'${expect_${command}}')")
+  endif()
+endforeach()
 message(STATUS "embed_config_without_registry: passed")
