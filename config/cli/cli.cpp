@@ -56,7 +56,7 @@ int explain(const ::wheelbeat::cli::CommandLine& cmd, const std::string& key, st
     out << *text;
     return kValid;
   }
-  return cmd.fail("explain: no key \"" + key + "\" (did you mean " + nearestKey(key) + "?)", err);
+  return cmd.fail("explain: no key \"" + key + "\" (" + missingKeyHint(key) + ")", err);
 }
 
 }  // namespace

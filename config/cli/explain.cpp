@@ -133,6 +133,14 @@ std::string nearestKey(std::string_view key) {
   return best;
 }
 
+std::string missingKeyHint(std::string_view key) {
+  const std::vector<std::string> path = segments(key);
+  if (!path.empty()) {
+    if (auto why = detail::leftOutSection(path.front())) return std::move(*why);
+  }
+  return "did you mean " + nearestKey(key) + "?";
+}
+
 std::string schemaText() { return detail::schemaText(); }
 
 }  // namespace wheelbeat::config::cli

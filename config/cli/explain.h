@@ -21,6 +21,11 @@ namespace wheelbeat::config::cli {
 // The known key nearest to KEY (fewest edits), spelt as KEY is (pointer or dotted).
 [[nodiscard]] std::string nearestKey(std::string_view key);
 
+// Why KEY, which names no key, names none: "did you mean <nearestKey(KEY)>?", or, when its
+// section is one this build left out (without the registry: registry, service, cluster), that
+// the section was left out and why.
+[[nodiscard]] std::string missingKeyHint(std::string_view key);
+
 // The JSON Schema of the format: config/wheelbeat.schema.json's content.
 [[nodiscard]] std::string schemaText();
 

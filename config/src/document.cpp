@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -75,6 +76,7 @@ struct OptionalSectionCodec {
   }
 };
 
+#if WHEELBEAT_CONFIG_DISCOVERY
 struct ServiceCodec {
   bool read(Errors& e, const Json& v, const std::string& p, registry::ServiceOptions& out,
             const Context& c) const {
@@ -93,9 +95,11 @@ struct ServiceCodec {
   }
 };
 
+constexpr ServiceCodec kService{};
+#endif
+
 constexpr RetryMapCodec kRetryMap{};
 constexpr OptionalSectionCodec<net::MetricsEndpointOptions> kMetrics{kMetricsSection};
-constexpr ServiceCodec kService{};
 
 constexpr Field<Config> kDocumentFields[] = {
     field<Config, &Config::logLevel, kLogLevel>(
@@ -122,29 +126,40 @@ constexpr Field<Config> kDocumentFields[] = {
         "loop", "loop",
         "Limits of every event loop and the size of a loop group (net::LoopOptions, passed to "
         "net::EventLoop's and net::EventLoopGroup's constructors)."),
+#if WHEELBEAT_CONFIG_DISCOVERY
     field<Config, &Config::registry, kRegistrySection>(
         "registry", "registry", "Service registry client (registry::RegistryOptions)."),
+#endif
     field<Config, &Config::server, kServerSection>(
         "server", "server", "The provider's listening side (net::ServerOptions)."),
     field<Config, &Config::client, kClientSection>(
         "client", "client", "The consumer's connection (net::ClientOptions)."),
+#if WHEELBEAT_CONFIG_DISCOVERY
     field<Config, &Config::service, kService>(
         "service", "service",
         "The service a provider advertises in the registry, or a consumer asks for, in Dubbo's "
         "terms (registry::ServiceOptions, for registry::providerUrl / consumerUrl / matches). "
         "Without this section there is no service (interface \"\"); with it, interface is "
         "required."),
+#endif
     field<Config, &Config::metrics, kMetrics>(
         "metrics", "metrics",
         "The Prometheus scrape endpoint, GET /metrics over HTTP/1.1 "
         "(net::MetricsEndpointOptions, for net::MetricsEndpoint::start). Without this section "
         "there is no endpoint; with it, listen is required."),
+#if WHEELBEAT_CONFIG_DISCOVERY
     field<Config, &Config::cluster, kClusterSection>(
         "cluster", "cluster",
         "Calls over every provider of a service (cluster::ClusterOptions, for "
         "cluster::ServiceClient): Dubbo's cluster modes, the balancer, outlier ejection, hedging "
         "and one retry budget. Its directory's provider clients are configured by \"client\"."),
+#endif
 };
+
+#if !WHEELBEAT_CONFIG_DISCOVERY
+// The top-level sections of the layers this build left out (WHEELBEAT_WITH_REGISTRY=OFF).
+constexpr std::string_view kLeftOutSections[] = {"registry", "service", "cluster"};
+#endif
 
 // The tick the timer of these options runs: below 1ms it runs 1ms (HashedWheelTimer).
 nanoseconds usedTick(const core::WheelOptions& wheel) {
@@ -204,16 +219,20 @@ std::vector<ConfigError> backstopErrors(const Config& c) {
   }
   backstop(out, [&] { tasks::validate(c.retryBudget); });
   backstop(out, [&] { tasks::validate(c.failback); });
+#if WHEELBEAT_CONFIG_DISCOVERY
   backstop(out, [&] { registry::validate(c.registry); });
+#endif
   // With the wheel's tick: the checks TcpServer and TcpClient make.
   backstop(out, [&] { net::validate(c.server, usedTick(c.wheel)); });
   backstop(out, [&] { net::validate(c.client, usedTick(c.wheel)); });
+  if (c.metrics) backstop(out, [&] { net::validate(*c.metrics); });
+#if WHEELBEAT_CONFIG_DISCOVERY
   // Defaults (interface ""): no service to check. A consumer's rules: methods may be empty.
   if (c.service != registry::ServiceOptions{}) {
     backstop(out, [&] { registry::validate(c.service, false); });
   }
-  if (c.metrics) backstop(out, [&] { net::validate(*c.metrics); });
   backstop(out, [&] { cluster::validate(c.cluster); });
+#endif
   if (!out.empty()) gBackstopHits.fetch_add(1, std::memory_order_relaxed);
   return out;
 }
@@ -235,12 +254,14 @@ LoadResult readDocument(const Json& document) {
   // One heartbeat section serves both ends (the server's close task, the client's tasks).
   config.server.heartbeat = config.heartbeat;
   config.client.heartbeat = config.heartbeat;
+#if WHEELBEAT_CONFIG_DISCOVERY
   // The cluster's provider clients are the consumer's clients: "client" (server is replaced by
   // each provider's address).
   config.cluster.directory.client = config.client;
   // Its failback mode retries failed calls as "failback" says (invocation_retry,
   // max_pending_retries): one description of invocation retries per process, as Dubbo's.
   config.cluster.failback = config.failback;
+#endif
   tickRules(errors, document, config);
   if (errors.size() != 0) return LoadResult(errors.take());
   std::vector<ConfigError> missed = backstopErrors(config);
@@ -249,6 +270,23 @@ LoadResult readDocument(const Json& document) {
 }
 
 constexpr Section<Config> kDocumentSection{kDocumentFields};
+
+std::optional<std::string> leftOutSection([[maybe_unused]] std::string_view key) {
+#if !WHEELBEAT_CONFIG_DISCOVERY
+  if (std::ranges::find(kLeftOutSections, key) != std::end(kLeftOutSections)) {
+    return "this wheelbeat was built without the registry (WHEELBEAT_WITH_REGISTRY=OFF)";
+  }
+#endif
+  return std::nullopt;
+}
+
+std::string unknownKeyExpected(std::string_view pointer, std::string_view key,
+                               std::span<const std::string_view> names) {
+  if (pointer.empty()) {
+    if (auto why = leftOutSection(key)) return fmt::format("no \"{}\" section: {}", key, *why);
+  }
+  return knownKeysText(names);
+}
 
 std::vector<KeyNode> documentKeys() { return describeFields<Config>(kDocumentFields, Config{}); }
 

@@ -79,6 +79,10 @@ constexpr Field<S> field(std::string_view name, std::string_view member,
 
 // "a known key: a, b, c".
 [[nodiscard]] std::string knownKeysText(std::span<const std::string_view> names);
+// What the unknown key `key` of the object at `pointer` was expected to be: knownKeysText(names),
+// or for a top-level section this build left out (document.cpp), that it was left out and why.
+[[nodiscard]] std::string unknownKeyExpected(std::string_view pointer, std::string_view key,
+                                             std::span<const std::string_view> names);
 
 // Reads the object `value` key by key, in document order: a known key through its Field, an
 // unknown key is an error. Returns false (after reporting) when `value` is not an object.
@@ -96,7 +100,7 @@ bool readObject(Errors& errors, const Json& value, const std::string& pointer,
     if (field == nullptr) {
       std::vector<std::string_view> names;
       for (const auto& f : fields) names.push_back(f.name);
-      errors.add(at, item, knownKeysText(names));
+      errors.add(at, item, unknownKeyExpected(pointer, key, names));
     } else if (field->read(errors, item, at, target, context)) {
       seen.ok(field->name, &item);
     } else {

@@ -1,4 +1,4 @@
-// Sections owned by net/ ("loop", "server", "client") and net/registry/ ("registry").
+// Sections owned by net/: "loop", "server", "client".
 #include "sections.h"
 
 #include <array>
@@ -7,7 +7,6 @@ namespace wheelbeat::config::detail {
 namespace {
 
 using L = net::LoopOptions;
-using G = registry::RegistryOptions;
 using S = net::ServerOptions;
 using C = net::ClientOptions;
 
@@ -26,24 +25,6 @@ constexpr Field<L> kLoopFields[] = {
         "io_threads", "ioThreads",
         "Event loops (threads) of a net::EventLoopGroup built from this section; a single "
         "net::EventLoop ignores it. 0 = one per core (std::thread::hardware_concurrency())."),
-};
-
-constexpr EnumCodec<registry::RegistryKind, 3> kKind{
-    {"embedded", "redis", "zookeeper"},
-    {registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
-     registry::RegistryKind::ZooKeeper}};
-
-constexpr Field<G> kRegistryFields[] = {
-    field<G, &G::kind, kKind>("kind", "kind", "The registry engine."),
-    field<G, &G::address, kEndpoint>(
-        "address", "address",
-        "The registry node (embedded), redis-server or a ZooKeeper server, port 1..65535."),
-    field<G, &G::group, kString>(
-        "group", "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
-    field<G, &G::session, kDuration>(
-        "session", "session",
-        "A registration not renewed within this time expires (renewed every session / 2), >= "
-        "1s."),
 };
 
 constexpr IntCodec<std::size_t> kMaxConnections{0, kMaxSize, "an integer >= 0 (0 = unlimited)"};
@@ -83,7 +64,6 @@ constexpr std::string_view kQueueRule = "max_send_queue >= max_body + 16";
 }  // namespace
 
 constexpr Section<L> kLoopSection{kLoopFields};
-constexpr Section<G> kRegistrySection{kRegistryFields, [](const G& o) { registry::validate(o); }};
 constexpr Section<S> kServerSection{kServerFields, [](const S& o) { net::validate(o); },
                                     kQueueRule};
 constexpr Section<C> kClientSection{kClientFields, [](const C& o) { net::validate(o); },

@@ -99,6 +99,8 @@ std::string schemaText() {
       "loader's key tables (config/src/*sections*.cpp): docs/configuration.md says the same. "
       "Every key is optional but service.interface and metrics.listen (required when their "
       "section is present); a missing key takes the default shown. Unknown keys are errors. "
+      "registry, service and cluster are accepted only by a build with the registry "
+      "(WHEELBEAT_WITH_REGISTRY). "
       "Rules the schema cannot express are checked by the loader: {}",
       fmt::join(rules, "; "));
   KeyNode document;

@@ -22,6 +22,10 @@ same tables from the command line: `wheelbeat-config defaults` (every default, a
 - Every key is optional and takes the default shown, except `service.interface` and
   `metrics.listen`, required when their section is present. Without `service` there is no service;
   without `metrics`, no metrics endpoint.
+- `registry`, `service` and `cluster`, the sections of the discovery layers (net/registry,
+  net/cluster), are there only when wheelbeat is built with the registry
+  (`WHEELBEAT_WITH_REGISTRY`, on by default); a build without it rejects a document that has one
+  of them, naming it. Every other section is always there.
 - Unknown keys, keys written twice in one object, wrong types and values outside what is accepted
   are errors. Every error is reported, each as the JSON pointer, the value as written and what is
   expected: `/retry/payments/max_delay: "500ms" (expected: >= initial_delay = 1s)`.

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wheelbeat::config::detail {
@@ -27,16 +28,18 @@ extern const Section<tasks::HeartbeatOptions> kHeartbeatSection;
 extern const Section<tasks::FailbackOptions> kFailbackSection;
 // policies.cpp
 extern const Section<tasks::RetryOptions> kPolicySection;
-// net_sections.cpp
+// net_sections.cpp, metrics_section.cpp
 extern const Section<net::LoopOptions> kLoopSection;
-extern const Section<registry::RegistryOptions> kRegistrySection;
 extern const Section<net::ServerOptions> kServerSection;
 extern const Section<net::ClientOptions> kClientSection;
-// service_sections.cpp, metrics_section.cpp
-extern const Section<registry::ServiceOptions> kServiceSection;
 extern const Section<net::MetricsEndpointOptions> kMetricsSection;
-// cluster_section.cpp
+#if WHEELBEAT_CONFIG_DISCOVERY
+// The discovery part, compiled only with the registry: service_sections.cpp (net/registry/'s
+// "registry" and "service"), cluster_section.cpp.
+extern const Section<registry::RegistryOptions> kRegistrySection;
+extern const Section<registry::ServiceOptions> kServiceSection;
 extern const Section<cluster::ClusterOptions> kClusterSection;
+#endif
 // document.cpp
 extern const Section<Config> kDocumentSection;
 
@@ -44,6 +47,12 @@ extern const Section<Config> kDocumentSection;
 [[nodiscard]] Policies readPolicies(const Json& section, const std::string& pointer);
 // "the name of an entry of /retry: \"a\", \"b\"" (or "... (there is none)").
 [[nodiscard]] std::string knownNamesText(const RetryPolicies& policies);
+
+// For a top-level section this build left out ("registry", "service", "cluster" without the
+// registry): why it is not there ("this wheelbeat was built without the registry
+// (WHEELBEAT_WITH_REGISTRY=OFF)"). nullopt for any other key, and for every key in a build with
+// the discovery sections.
+[[nodiscard]] std::optional<std::string> leftOutSection(std::string_view key);
 
 // The whole document: the Config, or every error. Top-level keys are read in document order.
 [[nodiscard]] LoadResult readDocument(const Json& document);

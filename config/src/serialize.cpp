@@ -25,7 +25,9 @@ Config resolved(const Config& config) {
   c.heartbeat = resolvedHeartbeat(c.heartbeat);
   c.server.heartbeat = resolvedHeartbeat(c.server.heartbeat);
   c.client.heartbeat = resolvedHeartbeat(c.client.heartbeat);
+#if WHEELBEAT_CONFIG_DISCOVERY
   c.cluster.directory.client.heartbeat = resolvedHeartbeat(c.cluster.directory.client.heartbeat);
+#endif
   // HashedWheelTimer's floor and rounding (core/include/wheelbeat/core/hashed_wheel_timer.h).
   c.wheel.tickDuration = std::max<std::chrono::nanoseconds>(c.wheel.tickDuration, 1ms);
   c.wheel.ticksPerWheel = static_cast<std::int64_t>(

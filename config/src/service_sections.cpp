@@ -1,6 +1,8 @@
-// The section owned by net/registry/'s service urls: "service" (registry::ServiceOptions). The
-// rules are ServiceOptions' validate() for a consumer (methods may be empty); a provider's url
-// needs at least one method, which providerUrl() checks when the url is built.
+// Sections owned by net/registry/ (the discovery part: compiled only with the registry):
+// "registry" (registry::RegistryOptions), and "service" (registry::ServiceOptions) for its
+// service urls. The rules of "service" are ServiceOptions' validate() for a consumer (methods
+// may be empty); a provider's url needs at least one method, which providerUrl() checks when the
+// url is built.
 #include "sections.h"
 
 #include <array>
@@ -8,7 +10,26 @@
 namespace wheelbeat::config::detail {
 namespace {
 
+using G = registry::RegistryOptions;
 using V = registry::ServiceOptions;
+
+constexpr EnumCodec<registry::RegistryKind, 3> kKind{
+    {"embedded", "redis", "zookeeper"},
+    {registry::RegistryKind::Embedded, registry::RegistryKind::Redis,
+     registry::RegistryKind::ZooKeeper}};
+
+constexpr Field<G> kRegistryFields[] = {
+    field<G, &G::kind, kKind>("kind", "kind", "The registry engine."),
+    field<G, &G::address, kEndpoint>(
+        "address", "address",
+        "The registry node (embedded), redis-server or a ZooKeeper server, port 1..65535."),
+    field<G, &G::group, kString>(
+        "group", "group", "Namespace of every key (Dubbo's group): non-empty, no whitespace."),
+    field<G, &G::session, kDuration>(
+        "session", "session",
+        "A registration not renewed within this time expires (renewed every session / 2), >= "
+        "1s."),
+};
 
 constexpr NameCodec kInterface{false, "/?", "a non-empty name without whitespace, '/' or '?'"};
 constexpr NameCodec kApplication{false, "", "a non-empty name without whitespace"};
@@ -56,6 +77,7 @@ constexpr Field<V> kServiceFields[] = {
 
 }  // namespace
 
+constexpr Section<G> kRegistrySection{kRegistryFields, [](const G& o) { registry::validate(o); }};
 // The service's name has no default: a section without it names no service.
 constexpr Section<V> kServiceSection{kServiceFields,
                                      [](const V& o) { registry::validate(o, false); },

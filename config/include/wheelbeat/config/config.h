@@ -11,6 +11,13 @@
 //     ("/heartbeat/interval: 30 (expected: a duration with a unit, e.g. \"30s\")"); a negative
 //     one is reported as such ("-1s" (expected: a non-negative duration)); anything else is an
 //     error. toJson() writes every duration with its unit, zero as "0s".
+//   - The sections of the discovery layers — "registry", "service" and "cluster", whose options
+//     net/registry/ and net/cluster/ own — are there only in a build with the registry
+//     (wheelbeat/config/features.h: WHEELBEAT_CONFIG_DISCOVERY). Without it Config has no such
+//     members, the library links neither layer (nor hiredis or ZooKeeper), and a document that
+//     has one of these sections is an error naming it:
+//       /registry: {"kind":"redis"} (expected: no "registry" section: this wheelbeat was built
+//       without the registry (WHEELBEAT_WITH_REGISTRY=OFF))
 //   - Missing keys take the structs' defaults; the required keys are service.interface (when
 //     "service" is present) and metrics.listen (when "metrics" is present). Unknown keys, keys
 //     written twice in one object, wrong types, out-of-range values and broken cross-field rules
@@ -29,13 +36,11 @@
 // Thread: every function here is thread-safe (no shared state; files are read, never written).
 #pragma once
 
-#include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/config/features.h>
 #include <wheelbeat/core/hashed_wheel_timer.h>
 #include <wheelbeat/core/log.h>
 #include <wheelbeat/net/metrics_endpoint.h>
 #include <wheelbeat/net/options.h>
-#include <wheelbeat/registry/options.h>
-#include <wheelbeat/registry/service.h>
 #include <wheelbeat/tasks/failback.h>
 #include <wheelbeat/tasks/heartbeat_tasks.h>
 #include <wheelbeat/tasks/retry_budget.h>
@@ -49,6 +54,12 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#if WHEELBEAT_CONFIG_DISCOVERY
+#include <wheelbeat/cluster/service_client.h>
+#include <wheelbeat/registry/options.h>
+#include <wheelbeat/registry/service.h>
+#endif
 
 namespace wheelbeat::config {
 
@@ -66,22 +77,27 @@ public:
 };
 
 // Everything a wheelbeat process configures. A default-constructed Config equals loading "{}".
+// registry, service and cluster exist only with WHEELBEAT_CONFIG_DISCOVERY (see the contract).
 struct Config {
   core::WheelOptions wheel{};                      // "wheel"
   core::LogLevel logLevel = core::LogLevel::Info;  // "log_level"
   // "heartbeat": also copied into server.heartbeat and client.heartbeat by the loader.
   tasks::HeartbeatOptions heartbeat{};
-  RetryPolicies retry;                              // "retry": named policies, cfg.retry("name")
-  tasks::RetryBudgetOptions retryBudget{};          // "retry_budget"
-  tasks::FailbackOptions failback{};                // "failback"
-  net::LoopOptions loop{};                          // "loop": EventLoop / EventLoopGroup
+  RetryPolicies retry;                      // "retry": named policies, cfg.retry("name")
+  tasks::RetryBudgetOptions retryBudget{};  // "retry_budget"
+  tasks::FailbackOptions failback{};        // "failback"
+  net::LoopOptions loop{};                  // "loop": EventLoop / EventLoopGroup
+#if WHEELBEAT_CONFIG_DISCOVERY
   wheelbeat::registry::RegistryOptions registry{};  // "registry"
-  net::ServerOptions server{};                      // "server"
-  net::ClientOptions client{};                      // "client"
+#endif
+  net::ServerOptions server{};  // "server"
+  net::ClientOptions client{};  // "client"
+#if WHEELBEAT_CONFIG_DISCOVERY
   // "service": what a provider advertises in the registry, or a consumer asks for. A document
   // without the section leaves the defaults (interface "": no service); with it, interface is
   // required.
   wheelbeat::registry::ServiceOptions service{};
+#endif
   // "metrics": the Prometheus scrape endpoint (net::MetricsEndpoint::start()). nullopt without
   // the section (no endpoint); with it, listen is required and the other keys take
   // MetricsEndpointOptions' defaults. listen is kept in toJson()'s form ("[::1]:9464").
@@ -90,7 +106,9 @@ struct Config {
   // directory.client is not a key: the loader copies "client" into it (with its heartbeat), as
   // into server.heartbeat; directory.accept is code's to set. failback is not a key either: the
   // loader copies "failback" into it (the failback mode's retries).
+#if WHEELBEAT_CONFIG_DISCOVERY
   cluster::ClusterOptions cluster{};
+#endif
 };
 
 // Field-by-field equality (the option structs have no operator== of their own). Doubles compare
@@ -171,7 +189,8 @@ core::LogSink applyLogging(const Config& config, core::LogSink sink = nullptr);
 
 // Every key path the loader accepts, as JSON pointers with "*" for a name of "retry":
 // "/wheel", "/wheel/tick", ..., "/retry/*", "/retry/*/backoff", "/heartbeat/reconnect/backoff",
-// ..., "/metrics", "/metrics/listen", "/cluster", ..., "/cluster/directory/max_heartbeat".
+// ..., "/metrics", "/metrics/listen", "/cluster", ..., "/cluster/directory/max_heartbeat" (the
+// discovery sections' only with WHEELBEAT_CONFIG_DISCOVERY).
 [[nodiscard]] std::vector<std::string> knownKeyPaths();
 
 }  // namespace wheelbeat::config
