@@ -13,9 +13,9 @@
 #             room's src/). Tests are white-box: tests/core, tests/tasks, tests/net,
 #             tests/registry, tests/hessian and tests/config may include the private headers of
 #             the room they test (tests/registry: net/registry's). One private header is shared
-#             on purpose: config/cli/command_line.h, the command-line conventions of every
-#             program (its own INTERFACE target, wheelbeat_command_line), open to samples/ and
-#             tests/ programs.
+#             on purpose: config/cli/command_line.h (and command_line_cli11.h, CLI11 under it),
+#             the command-line conventions of every program (its own target,
+#             wheelbeat_command_line), open to samples/ and tests/ programs.
 #   upward    a library room includes a public header of a room above it (core <- tasks <- net <-
 #             net/registry <- net/cluster <- config <- config/runtime: <wheelbeat/net/...> in
 #             tasks/, say).
@@ -123,7 +123,7 @@ function checkQuoted(name,   here, own, path, found, other) {
     found = other
   }
   if (found == "" || isPublic(found)) return
-  if (found == "config/cli/command_line.h" && roomOf(FILENAME) ~ /^(samples|tests)$/) return
+  if (found ~ /^config\/cli\/command_line(_cli11)?\.h$/ && roomOf(FILENAME) ~ /^(samples|tests)$/) return
   if (ownerOf(found) == ownerOf(FILENAME) || roomOf(found) == roomOf(FILENAME)) return
   if (roomOf(FILENAME) == "tests" && ownerOf(FILENAME) == roomOf(found)) return
   report("private", sprintf("\"%s\" is %s, private to %s/ (include another room only through " \
