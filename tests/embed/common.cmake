@@ -63,3 +63,11 @@ function(embed_pkgconfig_program prefix module source exe)
   embed_run(${CXX_COMPILER} -std=c++20 ${source} -o ${exe} ${flags})
   embed_run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir} ${exe})
 endfunction()
+
+# EMBED_JOBS: the build tool's jobs, one per core (Make alone builds one file at a time; a CI
+# machine without Ninja uses it).
+include(ProcessorCount)
+ProcessorCount(EMBED_JOBS)
+if(EMBED_JOBS EQUAL 0)
+  set(EMBED_JOBS 2)
+endif()

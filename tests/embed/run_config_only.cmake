@@ -39,16 +39,19 @@ set(left_out_pattern "hiredis|zookeeper|libwheelbeat_(registry|cluster|dubbo|run
 # 1. Only libuv visible to pkg-config; the libraries alone (no tools, tests, samples, benchmarks).
 embed_output(libuv_pc_dir ${PKG_CONFIG} --variable=pcfiledir libuv)
 file(CREATE_LINK ${libuv_pc_dir}/libuv.pc ${visible_pc}/libuv.pc SYMBOLIC)
+# With a compiler cache, no precompiled headers (ccache would compile every file again); without
+# one (a fresh CI machine), config's nlohmann/json is parsed once per target.
 set(launcher)
+set(pch)
 if(LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+  set(pch -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON)
 endif()
 embed_run(${CMAKE_COMMAND} -E env PKG_CONFIG_LIBDIR=${visible_pc} PKG_CONFIG_PATH=
           ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${build} -G ${GENERATOR}
           -DCMAKE_CXX_COMPILER=${CXX_COMPILER} ${launcher} -DCMAKE_BUILD_TYPE=None
           -DWHEELBEAT_WITH_REGISTRY=OFF -DWHEELBEAT_DEVELOPER=OFF -DWHEELBEAT_BUILD_TOOLS=ON
-          -DWHEELBEAT_BUILD_BENCH=OFF -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
-          -DCMAKE_INSTALL_MESSAGE=NEVER --log-level=WARNING)
+          -DWHEELBEAT_BUILD_BENCH=OFF ${pch} -DCMAKE_INSTALL_MESSAGE=NEVER --log-level=WARNING)
 embed_cache_value(with_config ${build} WHEELBEAT_WITH_CONFIG)
 if(NOT with_config STREQUAL "ON")
   message(FATAL_ERROR "WHEELBEAT_WITH_CONFIG is '${with_config}' without the registry "
@@ -58,7 +61,7 @@ file(STRINGS ${build}/CMakeCache.txt tried REGEX "^(ZOOKEEPER_|HIREDIS_)")
 if(tried)
   message(FATAL_ERROR "the configure without the registry looked up an engine: ${tried}")
 endif()
-embed_run(${CMAKE_COMMAND} --build ${build})
+embed_run(${CMAKE_COMMAND} --build ${build} --parallel ${EMBED_JOBS})
 embed_run(${CMAKE_COMMAND} --install ${build} --prefix ${prefix})
 
 # 2. What is installed.

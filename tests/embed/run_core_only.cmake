@@ -51,7 +51,7 @@ file(STRINGS ${build}/CMakeCache.txt tried REGEX "^(ZOOKEEPER_|HIREDIS_|nlohmann
 if(tried)
   message(FATAL_ERROR "the core-only configure looked up an optional dependency: ${tried}")
 endif()
-embed_run(${CMAKE_COMMAND} --build ${build})
+embed_run(${CMAKE_COMMAND} --build ${build} --parallel ${EMBED_JOBS})
 embed_run(${CMAKE_COMMAND} --install ${build} --prefix ${prefix})
 if(EXISTS ${build}/bin/wheelbeat-config)
   message(FATAL_ERROR "the wheelbeat-config tool was built without the config layer")

@@ -28,7 +28,7 @@ if(NOT build_type STREQUAL "" AND NOT build_type STREQUAL "<absent>")
 endif()
 
 # 2. Only the parent's program and what it links: wheelbeat::core.
-embed_run(${CMAKE_COMMAND} --build ${build} --target subproject_app)
+embed_run(${CMAKE_COMMAND} --build ${build} --parallel ${EMBED_JOBS} --target subproject_app)
 embed_run(${build}/subproject_app)
 
 # 3. -Werror nowhere; the parent's source compiled with -Wall and C++20.

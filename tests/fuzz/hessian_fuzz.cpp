@@ -45,10 +45,12 @@ void checkReencoding(const Value& value, const DecoderLimits& limits) {
   } catch (const EncodeError&) {
     require(false, "a decoded value does not encode");
   }
-  // The value alone may need more room than its share of a stream did (a ref becomes a copy):
-  // decode it with the limits opened, but never deeper than it was.
+  // The value alone may need more room than its share of a stream did: a ref to a value read
+  // earlier in the stream becomes a copy, written where the ref was, so as deep as the ref plus
+  // the value's own depth. Each such copy adds at most maxDepth levels, and a path meets at most
+  // maxRefs of them: decode with the limits opened that far.
   DecoderLimits open;
-  open.maxDepth = limits.maxDepth;
+  open.maxDepth = limits.maxDepth * (limits.maxRefs + 1);
   try {
     const Value again = decode(bytes, open);
     require(deepEqual(again, value), "re-encoded bytes decode to another value");
