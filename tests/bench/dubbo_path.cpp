@@ -18,6 +18,7 @@
 //       build/bin/wheelbeat_dubbo_path --mode count --only hessian2 --requests 10000
 // (the instructions collected / N = instructions per request). Every mode first checks one
 // answer (the exact response body a Java provider would send); exit 1 if it differs.
+#include "../dubbo/last_frame_channel.h"
 #include "command_line.h"
 
 #include <wheelbeat/dubbo/body.h>
@@ -43,47 +44,9 @@ using namespace wheelbeat;
 constexpr std::size_t kBodyBytes = 64;  // R1's payload (r1.h kR1BodyBytes)
 constexpr std::string_view kService = "org.wheelbeat.bench.Echo";
 
-// A channel whose send() copies the body into one reused buffer (the transport's share that is
-// the same for both modes: its syscalls are what R1 measures, not this tool).
-class CopyingChannel final : public net::Channel {
-public:
-  net::SendResult send(std::uint8_t, std::uint8_t status, std::uint64_t,
-                       std::string_view body) override {
-    last.assign(body);
-    lastStatus = status;
-    ++sent;
-    return net::SendResult::Queued;
-  }
-  net::RequestResult request(std::string_view, std::chrono::nanoseconds, net::ResponseCallback,
-                             std::uint8_t) override {
-    return {};
-  }
-  std::uint64_t id() const noexcept override { return 1; }
-  const net::Endpoint& remote() const noexcept override { return endpoint_; }
-  std::any& attachment() noexcept override { return attachment_; }
-  std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override { return {}; }
-  std::size_t queuedBytes() const noexcept override { return 0; }
-  std::uint64_t heartbeatsAnswered() const noexcept override { return 0; }
-  bool isReadOnly() const noexcept override { return false; }
-  std::int64_t unanswered() const noexcept override { return 0; }
-  std::size_t pendingRequests() const noexcept override { return 0; }
-  std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastRead() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastWrite() const noexcept override { return {}; }
-  bool isConnected() const noexcept override { return true; }
-  bool isClosed() const noexcept override { return false; }
-  void sendHeartbeat() override {}
-  void reconnect(std::string_view) override {}
-  void close(std::string_view) override {}
-
-  std::string last;
-  std::uint8_t lastStatus = 0;
-  std::uint64_t sent = 0;
-
-private:
-  net::Endpoint endpoint_{};
-  std::any attachment_;
-};
+// The transport's share that is the same for both modes, a copy of each answer into one reused
+// buffer (its syscalls are what R1 measures, not this tool): LastFrameChannel.
+using CopyingChannel = wbdubbo::LastFrameChannel;
 
 hessian::Value payload() { return hessian::Value::string(std::string(kBodyBytes, 'r')); }
 
@@ -169,7 +132,7 @@ bool checkAnswer(Server& s) {
       s.mode == Mode::Raw
           ? s.body
           : dubbo::encodeResult(dubbo::Result::ofValue(payload()), dubbo::kDubboVersion);
-  return s.channel.lastStatus == dubbo::status::kOk && s.channel.last == expected;
+  return s.channel.status == dubbo::status::kOk && s.channel.body == expected;
 }
 
 [[gnu::noinline]] void runRequests(Server& s, std::size_t n) {
@@ -239,7 +202,7 @@ int main(int argc, char** argv) {
     ns[static_cast<int>(m)] = bestNsPerRequest(server, requests, 7);
     fmt::print("{:<9} {:8.1f} ns/request (best of 7 x {}; request body {} bytes, answer {})\n",
                modeName(m), ns[static_cast<int>(m)], requests, server.body.size(),
-               m == Mode::Scan ? 0 : server.channel.last.size());
+               m == Mode::Scan ? 0 : server.channel.body.size());
   }
   if (mode == "time" && only.empty()) {
     fmt::print("hessian2 / raw = {:.2f}x, hessian2 - raw = {:.1f} ns, scan = {:.1f} ns\n",

@@ -1,6 +1,7 @@
 // The provider's own request decoding (an in-place path for ASCII bodies, a Request reused from
 // call to call) gives each handler exactly what decodeRequest() returns, and refuses exactly what
 // it refuses, with its words; state kept by a handler is never overwritten by the next call.
+#include "last_frame_channel.h"
 #include "support.h"
 
 #include <wheelbeat/dubbo/provider.h>
@@ -16,46 +17,6 @@ using namespace wbdubbo;
 namespace net = wheelbeat::net;
 
 namespace {
-
-// A channel that keeps the last frame sent (status and body) and counts them.
-class LastFrameChannel final : public net::Channel {
-public:
-  net::SendResult send(std::uint8_t, std::uint8_t s, std::uint64_t, std::string_view b) override {
-    status = s;
-    body.assign(b);
-    ++sent;
-    return net::SendResult::Queued;
-  }
-  net::RequestResult request(std::string_view, std::chrono::nanoseconds, net::ResponseCallback,
-                             std::uint8_t) override {
-    return {};
-  }
-  std::uint64_t id() const noexcept override { return 9; }
-  const net::Endpoint& remote() const noexcept override { return endpoint_; }
-  std::any& attachment() noexcept override { return attachment_; }
-  std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override { return {}; }
-  std::size_t queuedBytes() const noexcept override { return 0; }
-  std::uint64_t heartbeatsAnswered() const noexcept override { return 0; }
-  bool isReadOnly() const noexcept override { return false; }
-  std::int64_t unanswered() const noexcept override { return 0; }
-  std::size_t pendingRequests() const noexcept override { return 0; }
-  std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastRead() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastWrite() const noexcept override { return {}; }
-  bool isConnected() const noexcept override { return true; }
-  bool isClosed() const noexcept override { return false; }
-  void sendHeartbeat() override {}
-  void reconnect(std::string_view) override {}
-  void close(std::string_view) override {}
-
-  std::uint8_t status = 0;
-  std::string body;
-  int sent = 0;
-
-private:
-  net::Endpoint endpoint_{};
-  std::any attachment_;
-};
 
 // A provider serving every method of service "p" with a handler that copies what it is given.
 struct Rig {
@@ -183,7 +144,7 @@ TEST_CASE("dubbo provider decoding: refusals are decodeRequest's, within the pro
     CHECK(decodeErrorMessage(rig.channel.body) ==
           "Fail to decode request due to: " + refusal([&] { (void)decodeRequest(body, limits); }));
   }
-  CHECK(rig.channel.sent == static_cast<int>(bodies.size()));
+  CHECK(rig.channel.sent == bodies.size());
   CHECK(rig.seen.empty());
 }
 
