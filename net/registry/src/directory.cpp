@@ -33,6 +33,13 @@ namespace {
 
 std::string seconds(nanoseconds d) { return fmt::format("{}", std::chrono::duration<double>(d)); }
 
+// The client options as a provider's client gets them, but for the endpoint.
+net::ClientOptions probeClient(const DirectoryOptions& o) {
+  net::ClientOptions probe = o.client;
+  probe.server.port = 1;  // replaced per provider
+  return probe;
+}
+
 }  // namespace
 
 void validate(const DirectoryOptions& o) {
@@ -45,9 +52,7 @@ void validate(const DirectoryOptions& o) {
     reject("protectionWindow", seconds(o.protectionWindow), ">= 0");
   }
   if (o.leaveDrain < nanoseconds(0)) reject("leaveDrain", seconds(o.leaveDrain), ">= 0");
-  net::ClientOptions probe = o.client;
-  probe.server.port = 1;  // replaced per provider
-  net::validate(probe);
+  net::validate(probeClient(o));
 }
 
 void validate(const DirectoryOptions& o, nanoseconds tick) {
@@ -58,10 +63,8 @@ void validate(const DirectoryOptions& o, nanoseconds tick) {
            fmt::format("at least 2 wheel ticks = {}; the wheel's tick is {}", seconds(least),
                        seconds(tick)));
   }
-  net::ClientOptions probe = o.client;
-  probe.server.port = 1;  // replaced per provider
   try {
-    net::validate(probe, tick);
+    net::validate(probeClient(o), tick);
   } catch (const core::OptionError& e) {
     throw e.within("DirectoryOptions", "client");
   }

@@ -39,6 +39,13 @@ void nested(Validate validate, std::string_view member) {
   }
 }
 
+// The client options of the registry connection: setup.client aimed at the registry.
+net::ClientOptions clientOf(const RegistrySetup& s) {
+  net::ClientOptions client = s.client;
+  client.server = s.registry.address;
+  return client;
+}
+
 bool hasSpace(std::string_view s) {
   return std::any_of(s.begin(), s.end(),
                      [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
@@ -80,9 +87,7 @@ void validate(const RegistryOptions& o) {
 
 void validate(const RegistrySetup& s) {
   validate(s.registry);
-  net::ClientOptions client = s.client;
-  client.server = s.registry.address;
-  nested([&] { net::validate(client); }, "client");
+  nested([&] { net::validate(clientOf(s)); }, "client");
   nested([&] { tasks::validate(s.failback); }, "failback");
   if (s.requestTimeout <= std::chrono::nanoseconds(0)) {
     fail("RegistrySetup.requestTimeout", fmt::format("{}", s.requestTimeout), "> 0");
@@ -91,9 +96,7 @@ void validate(const RegistrySetup& s) {
 
 void validate(const RegistrySetup& s, std::chrono::nanoseconds tick) {
   validate(s);
-  net::ClientOptions client = s.client;
-  client.server = s.registry.address;
-  nested([&] { net::validate(client, tick); }, "client");
+  nested([&] { net::validate(clientOf(s), tick); }, "client");
 }
 
 std::string_view registryKindName(RegistryKind kind) noexcept {
