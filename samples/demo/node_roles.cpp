@@ -156,6 +156,10 @@ std::string consumerStatus(const GreeterConsumer& consumer, registry::Registry& 
 wheelbeat::cluster::ClusterOptions clusterOptions(const wheelbeat::config::Config& cfg) {
   wheelbeat::cluster::ClusterOptions o;
   o.directory.client = cfg.client;
+  // The providers advertise the config's heartbeat (500 ms): taken as is, not raised to the 1 s
+  // default floor, the consumers find a frozen provider's half-open link after the config's
+  // idle_timeout (1.5 s), well before the registry's close-idle (3 s) drops it.
+  o.directory.minHeartbeat = cfg.client.heartbeat.interval;
   o.balancer = wheelbeat::tasks::cluster::BalancerKind::RoundRobin;
   o.deadline = 2 * cfg.client.heartbeat.interval;
   o.attemptTimeout = o.deadline / 3;

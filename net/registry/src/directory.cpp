@@ -70,7 +70,20 @@ void validate(const DirectoryOptions& o, nanoseconds tick) {
   }
 }
 
+// A backend notifies on its own thread (its loop, a ZooKeeper callback thread); the list is
+// applied on the directory's loop, where its events and clients live. Posts run in order, so
+// lists are applied in the order they came.
 void Directory::Impl::notify(const std::string& /*service*/, const std::vector<std::string>& urls) {
+  if (loop_.isLoopThread()) {
+    follow(urls);
+    return;
+  }
+  (void)loop_.post([weak = weak_from_this(), urls] {
+    if (const auto self = weak.lock()) self->follow(urls);
+  });
+}
+
+void Directory::Impl::follow(const std::vector<std::string>& urls) {
   std::vector<std::string> accepted;
   {
     std::lock_guard lock(mutex_);

@@ -45,7 +45,9 @@ public:
         handler_(std::move(handler)),
         events_(std::move(events)) {}
 
+  // Any thread: the list is followed on the loop thread (follow()).
   void notify(const std::string& /*service*/, const std::vector<std::string>& urls) override;
+  void follow(const std::vector<std::string>& urls);
   void start();
 
   // Off the loop thread the clients' close() waits for each, then the posted onClosed events are
