@@ -226,30 +226,12 @@ soak: build
 fuzz: test-fuzz
 	@grep -E '^(stat::|Done [0-9]+ runs|replayed)' $(fuzz_DIR)/Testing/Temporary/LastTest.log || true
 
-# Every configuration is built and tested even if an earlier one has failing tests (a build that
-# fails stops at once). Last line: one summary in ctest's own format, summed over the
-# configurations, so CI counts every test that ran; the exit status is non-zero on any failure.
+# Every configuration, built and tested by tests/make_test.sh: the next tree builds at idle CPU
+# priority while this one's tests run (a build that fails stops at once; failing tests do not).
+# Last line: one summary in ctest's own format, summed over the configurations, so CI counts every
+# test that ran; the exit status is non-zero on any failure.
 test: deps
-	@status=0; times=""; \
-	for c in $(CONFIGS); do \
-	  t0=$$SECONDS; \
-	  $(MAKE) --no-print-directory build-$$c || exit 1; \
-	  $(MAKE) --no-print-directory ctest-$$c || status=1; \
-	  times="$$times $$((SECONDS - t0))"; \
-	done; \
-	total=0; failed=0; set -- $$times; echo; echo "== make test: all configurations =="; \
-	for d in $(foreach c,$(CONFIGS),$($(c)_DIR)); do \
-	  secs=$$1; shift; \
-	  line=$$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+$$' $$d/ctest.log | tail -n 1); \
-	  if [ -z "$$line" ]; then echo "$$d: no ctest summary (see above)"; status=1; continue; fi; \
-	  printf '%-11s %s  (build + test: %dm%02ds)\n' "$$d:" "$$line" $$((secs / 60)) $$((secs % 60)); \
-	  n=$${line##* out of }; f=$${line#*passed, }; f=$${f%% tests failed*}; \
-	  total=$$((total + n)); failed=$$((failed + f)); \
-	done; \
-	[ "$$failed" -eq 0 ] || status=1; \
-	awk -v t=$$total -v f=$$failed 'BEGIN { p = t ? int((t - f) * 100 / t + 0.5) : 0; \
-	  if (f > 0 && p > 99) p = 99; printf "\n%d%% tests passed, %d tests failed out of %d\n", p, f, t }'; \
-	exit $$status
+	@MAKE="$(MAKE)" tests/make_test.sh $(foreach c,$(CONFIGS),$(c):$($(c)_DIR))
 
 clean:
 	rm -rf $(foreach c,$(CONFIGS),$($(c)_DIR))
