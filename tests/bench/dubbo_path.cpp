@@ -6,10 +6,12 @@
 //   hessian2  dubbo::Provider::onFrame on R1's hessian2 request (echo(String), 64 characters,
 //             the attachments a wheelbeat consumer sends): decode, dispatch, the handler, encode,
 //             the same copying channel;
+//   inplace   the same request served by Provider::addInPlace: the handler reads the argument as
+//             a view of the frame and answers it with Answer::string();
 //   scan      the least work any decoder must do on that request: one pass over its Hessian
 //             values (tags, lengths, the strings' bytes checked for ASCII), building nothing.
 //
-//   wheelbeat_dubbo_path [--mode time|count] [--only raw|hessian2|scan] [--requests N]
+//   wheelbeat_dubbo_path [--mode time|count] [--only raw|hessian2|inplace|scan] [--requests N]
 //
 // time (default): each mode's requests in rounds, the best round's ns per request, and the
 // ratio hessian2 / raw. count: runs N requests of the one mode --only names inside
@@ -58,7 +60,7 @@ std::string hessianRequest() {
   return dubbo::encodeRequest(dubbo::makeRequest(call));
 }
 
-enum class Mode { Raw, Hessian2, Scan };
+enum class Mode { Raw, Hessian2, InPlace, Scan };
 
 // One server: the frame it is sent, and what it does with it.
 struct Server {
@@ -75,15 +77,23 @@ struct Server {
     frame.flags = net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
     frame.id = 7;
     frame.body = body;
-    provider.add({.interface = std::string(kService)}, "echo", "Ljava/lang/String;",
-                 [](const dubbo::Request& request) { return request.args[0]; });
+    const dubbo::ServiceId service{.interface = std::string(kService)};
+    if (m == Mode::InPlace) {
+      provider.addInPlace(service, "echo", "Ljava/lang/String;",
+                          [](const dubbo::CallView& call, dubbo::Answer& answer) {
+                            answer.string(call.stringArg(0).value_or(""));
+                          });
+    } else {
+      provider.add(service, "echo", "Ljava/lang/String;",
+                   [](const dubbo::Request& request) { return request.args[0]; });
+    }
     handler = provider.channelHandler();
     handler.onConnected(channel);
   }
   void serve() {
     if (mode == Mode::Raw) {
       (void)channel.reply(frame, frame.body);
-    } else if (mode == Mode::Hessian2) {
+    } else if (mode == Mode::Hessian2 || mode == Mode::InPlace) {
       provider.onFrame(channel, frame);
     } else {
       scanned += scanValues(frame.body);
@@ -152,7 +162,13 @@ double bestNsPerRequest(Server& s, std::size_t n, int rounds) {
 }
 
 const char* modeName(Mode m) {
-  return m == Mode::Raw ? "raw" : m == Mode::Hessian2 ? "hessian2" : "scan";
+  switch (m) {
+    case Mode::Raw: return "raw";
+    case Mode::Hessian2: return "hessian2";
+    case Mode::InPlace: return "inplace";
+    case Mode::Scan: break;
+  }
+  return "scan";
 }
 
 }  // namespace
@@ -163,9 +179,11 @@ int main(int argc, char** argv) {
   std::size_t requests = 200000;
   wheelbeat::cli::CommandLine cmd(
       "wheelbeat_dubbo_path",
-      "usage: wheelbeat_dubbo_path [--mode time|count] [--only raw|hessian2|scan] [--requests N]",
+      "usage: wheelbeat_dubbo_path [--mode time|count] [--only raw|hessian2|inplace|scan] "
+      "[--requests N]",
       "The server CPU of one R1 request without the transport: a raw echo, the hessian2 path "
-      "(decode, dispatch, handler, encode) and a scan-only walk of the request.",
+      "(decode, dispatch, handler, encode), the same served in place (Provider::addInPlace) and "
+      "a scan-only walk of the request.",
       "  wheelbeat_dubbo_path\n"
       "  valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*runRequests*' \\\n"
       "      wheelbeat_dubbo_path --mode count --only hessian2 --requests 10000\n");
@@ -177,7 +195,7 @@ int main(int argc, char** argv) {
   cmd.app()
       .add_option("--only", only, "one mode (count needs it)")
       ->type_name("MODE")
-      ->check(wheelbeat::cli::oneOf({"raw", "hessian2", "scan"}))
+      ->check(wheelbeat::cli::oneOf({"raw", "hessian2", "inplace", "scan"}))
       ->default_str("every mode");
   cmd.app()
       .add_option("--requests", requests, "requests per round")
@@ -186,8 +204,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   if (const auto status = cmd.parse(argc, argv)) return *status;
   if (mode == "count" && only.empty()) return cmd.fail("--mode count needs --only");
-  double ns[3] = {0, 0, 0};
-  for (const Mode m : {Mode::Raw, Mode::Hessian2, Mode::Scan}) {
+  double ns[4] = {0, 0, 0, 0};
+  for (const Mode m : {Mode::Raw, Mode::Hessian2, Mode::InPlace, Mode::Scan}) {
     if (!only.empty() && only != modeName(m)) continue;
     Server server(m);
     if (!checkAnswer(server)) {
@@ -205,8 +223,10 @@ int main(int argc, char** argv) {
                m == Mode::Scan ? 0 : server.channel.body.size());
   }
   if (mode == "time" && only.empty()) {
-    fmt::print("hessian2 / raw = {:.2f}x, hessian2 - raw = {:.1f} ns, scan = {:.1f} ns\n",
-               ns[1] / ns[0], ns[1] - ns[0], ns[2]);
+    fmt::print(
+        "hessian2 / raw = {:.2f}x, hessian2 - raw = {:.1f} ns, inplace - raw = {:.1f} ns, "
+        "scan = {:.1f} ns\n",
+        ns[1] / ns[0], ns[1] - ns[0], ns[2] - ns[0], ns[3]);
   }
   return 0;
 }

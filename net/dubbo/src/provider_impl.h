@@ -2,12 +2,14 @@
 // the counters, and one call's reply state. Internal to net/dubbo.
 #pragma once
 
+#include <wheelbeat/dubbo/call_view.h>
 #include <wheelbeat/dubbo/provider.h>
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -22,11 +24,22 @@ struct OpenChannels {
   std::unordered_map<std::uint64_t, net::Channel*> byId;
 };
 
+// The provider's counters, counted on every call by the loop threads: one block per thread, so
+// that no add is a locked instruction nor bounces a cache line between cores. The first kOwned
+// threads of the process that count own a block each (their adds: a load and a store); any later
+// thread adds atomically to the last, shared block. Read from any thread: summed over the blocks.
 struct Counters {
-  std::atomic<std::uint64_t> requests{0};
-  std::atomic<std::uint64_t> values{0};
-  std::atomic<std::uint64_t> exceptions{0};
-  std::atomic<std::uint64_t> errors{0};
+  enum Field : std::uint8_t { kRequests, kValues, kExceptions, kErrors, kFields };
+  static constexpr std::size_t kOwned = 15;
+
+  void add(Field field) noexcept;
+  std::uint64_t sum(Field field) const noexcept;
+
+private:
+  struct alignas(64) Block {
+    std::atomic<std::uint64_t> n[kFields]{};
+  };
+  Block blocks_[kOwned + 1];
 };
 
 // Both in one block, so that a call's ReplyState keeps them alive with one reference.
@@ -112,7 +125,21 @@ private:
 
 // Each answers at most once per state (false: answered before, one-way, or the channel gone).
 bool sendResult(ReplyState& state, const Result& result);
+bool sendString(ReplyState& state, std::string_view value);
 bool sendError(ReplyState& state, std::uint8_t status, std::string_view message);
+
+// A copy of a call's state (not yet answered) for a Reply, which may outlive the call: it holds
+// the open channels, and its block comes from the thread's RecyclingAllocator.
+std::shared_ptr<ReplyState> share(const ReplyState& state, std::shared_ptr<OpenChannels> channels);
+
+struct ScannedCall;
+
+// Builds the CallView and Answer of one call (their constructors are private).
+struct CallViewAccess {
+  static CallView of(const ScannedCall& call, std::string_view body, const BodyLimits& limits);
+  static CallView of(const Request& request);
+  static Answer answer(ReplyState& state) { return Answer(state); }
+};
 
 }  // namespace wheelbeat::dubbo::detail
 
@@ -122,7 +149,8 @@ struct Provider::Impl {
   struct Method {
     std::string name;
     std::string descriptor;
-    AsyncHandler handler;
+    AsyncHandler handler;    // or
+    InPlaceHandler inPlace;  // exactly one of them
   };
   struct Service {
     ServiceId id;  // version normalised: "0.0.0" -> ""
@@ -135,12 +163,33 @@ struct Provider::Impl {
   std::shared_ptr<detail::OpenChannels> channels{shared, &shared->channels};
   std::shared_ptr<detail::Counters> counters{shared, &shared->counters};
 
+  // What a call asks for, as dispatch() matches it: views of its body or of its Request.
+  struct Key {
+    std::string_view path, method, descriptor;
+    std::string_view version;  // the attachment's or the header's, normalised ("" for none)
+    std::string_view group;
+    bool echo = false;  // $echo with one argument
+  };
+
   void add(const ServiceId& service, std::string method, std::string descriptor,
-           AsyncHandler handler);
-  void dispatch(Request& request, const std::shared_ptr<detail::ReplyState>& state);
+           AsyncHandler handler, InPlaceHandler inPlace);
+  // The method serving `key`, or nullptr for an echo; nullopt after answering the failure
+  // (Dubbo's status and words for an unknown path, method, version or group).
+  std::optional<const Method*> dispatch(const Key& key, detail::ReplyState& state) const;
+  // One call's two ways: read in place (`call`), or decoded into `request` first.
+  // One call's two ways: read in place (`call`), or decoded into `request` first. `state` is
+  // the call's, answered inline on `channel` while onFrame runs.
+  void serveScanned(const detail::ScannedCall& call, std::string_view body, Request& reused,
+                    detail::ReplyState& state, net::Channel& channel);
+  void serveDecoded(Request& request, detail::ReplyState& state, net::Channel& channel);
+  // Runs a Handler / AsyncHandler: its Reply gets a shared copy of `state`.
+  void runHandler(const AsyncHandler& handler, const Request& request,
+                  const detail::ReplyState& state, net::Channel& channel);
 };
 
-// "" for null, "" and "0.0.0" (Dubbo's "no version").
-std::string normalVersion(std::string_view version);
+// "" for "" and "0.0.0" (Dubbo's "no version"), else `version`.
+std::string_view normalVersion(std::string_view version);
+// Dubbo's service key in its messages: "group/path:version" (group and version when not "").
+std::string serviceKey(std::string_view group, std::string_view path, std::string_view version);
 
 }  // namespace wheelbeat::dubbo

@@ -1,4 +1,5 @@
 #include "provider_impl.h"
+#include "result_encoding.h"
 
 #include <wheelbeat/core/log.h>
 
@@ -34,6 +35,23 @@ bool claim(ReplyState& state) { return state.twoWay && !state.answered.exchange(
 
 }  // namespace
 
+void Counters::add(Field field) noexcept {
+  static std::atomic<std::size_t> threads{0};
+  thread_local const std::size_t index = threads.fetch_add(1, std::memory_order_relaxed);
+  if (index < kOwned) {  // this thread's own block: no other thread writes it
+    auto& n = blocks_[index].n[field];
+    n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  } else {
+    blocks_[kOwned].n[field].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+std::uint64_t Counters::sum(Field field) const noexcept {
+  std::uint64_t total = 0;
+  for (const Block& b : blocks_) total += b.n[field].load(std::memory_order_relaxed);
+  return total;
+}
+
 InlineReply& inlineReply() {
   thread_local InlineReply current;
   return current;
@@ -48,20 +66,46 @@ bool sendResult(ReplyState& state, const Result& result) {
     // A value the encoder refuses (invalid UTF-8, an expired BackRef): the caller hears why.
     enc.reset();
     encodeErrorMessage(std::string("Fail to encode response: ") + e.what(), enc);
-    state.counters->errors.fetch_add(1, std::memory_order_relaxed);
+    state.counters->add(Counters::kErrors);
     return send(state, status::kBadResponse, enc.buffer());
   }
-  auto& counter =
-      result.kind == ResultKind::Exception ? state.counters->exceptions : state.counters->values;
-  counter.fetch_add(1, std::memory_order_relaxed);
+  state.counters->add(result.kind == ResultKind::Exception ? Counters::kExceptions
+                                                           : Counters::kValues);
   return send(state, status::kOk, enc.buffer());
+}
+
+bool sendString(ReplyState& state, std::string_view value) {
+  if (!claim(state)) return false;
+  hessian::Encoder& enc = threadEncoder();
+  try {
+    encodeStringResult(value, state.dubboVersion, enc);
+  } catch (const std::exception& e) {  // invalid UTF-8: the caller hears why
+    enc.reset();
+    encodeErrorMessage(std::string("Fail to encode response: ") + e.what(), enc);
+    state.counters->add(Counters::kErrors);
+    return send(state, status::kBadResponse, enc.buffer());
+  }
+  state.counters->add(Counters::kValues);
+  return send(state, status::kOk, enc.buffer());
+}
+
+std::shared_ptr<ReplyState> share(const ReplyState& state, std::shared_ptr<OpenChannels> channels) {
+  auto shared = std::allocate_shared<ReplyState>(RecyclingAllocator<ReplyState>{});
+  shared->channels = std::move(channels);
+  shared->counters = state.counters;
+  shared->channelId = state.channelId;
+  shared->requestId = state.requestId;
+  shared->serialization = state.serialization;
+  shared->twoWay = state.twoWay;
+  shared->dubboVersion = state.dubboVersion;
+  return shared;
 }
 
 bool sendError(ReplyState& state, std::uint8_t status, std::string_view message) {
   if (!claim(state)) return false;
   hessian::Encoder& enc = threadEncoder();
   encodeErrorMessage(message, enc);
-  state.counters->errors.fetch_add(1, std::memory_order_relaxed);
+  state.counters->add(Counters::kErrors);
   return send(state, status, enc.buffer());
 }
 

@@ -33,9 +33,11 @@ constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
 }
 
 // Reads one compact or medium ASCII string at p into `s` (a view of the body), advancing p; false
-// (p unchanged) for anything else, a string above maxUnits, or bytes missing.
+// (p unchanged) for anything else, a string above maxUnits, or bytes missing. `bodyAscii`: every
+// byte of the body is known to be ASCII already (one check for the whole body: the usual case).
 [[gnu::always_inline]] inline bool asciiString(const std::uint8_t*& p, const std::uint8_t* end,
-                                               std::size_t maxUnits, std::string_view& s) {
+                                               std::size_t maxUnits, bool bodyAscii,
+                                               std::string_view& s) {
   if (p == end) return false;
   const std::uint8_t tag = *p;
   std::size_t len = 0;
@@ -49,33 +51,10 @@ constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
     return false;
   }
   if (len > maxUnits || static_cast<std::size_t>(end - p) - header < len) return false;
-  if (!allAscii(p + header, len)) return false;
+  if (!bodyAscii && !allAscii(p + header, len)) return false;
   s = std::string_view(reinterpret_cast<const char*>(p + header), len);
   p += header + len;
   return true;
-}
-
-// a == b, inline: a call's strings are short, and libc's memcmp costs a call and its dispatch.
-bool sameText(std::string_view a, std::string_view b) {
-  const std::size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* x = a.data();
-  const char* y = b.data();
-  const auto word = [](const char* p) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, 8);
-    return w;
-  };
-  if (n < 8) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (x[i] != y[i]) return false;
-    }
-    return true;
-  }
-  for (std::size_t i = 0; i + 8 < n; i += 8) {
-    if (word(x + i) != word(y + i)) return false;
-  }
-  return word(x + n - 8) == word(y + n - 8);  // the last 8 bytes (overlapping the loop's)
 }
 
 // `to` becomes `s`. A call's header strings and attachments nearly always repeat the previous
@@ -106,11 +85,15 @@ void assignString(hessian::Value& v, std::string_view s, bool compareFirst) {
 }  // namespace
 
 void RequestDecoder::decode(std::string_view body, const BodyLimits& limits, Request& out) {
-  if (!tryFast(body, limits, out)) out = decodeRequest(body, limits);
+  if (scan(body, limits, scanned_)) {
+    fill(scanned_, out);
+  } else {
+    out = decodeRequest(body, limits);
+  }
 }
 
 std::size_t RequestDecoder::paramCount(std::string_view descriptor) {
-  if (haveLast_ && descriptor == lastDescriptor_) return lastParams_;
+  if (haveLast_ && sameText(descriptor, lastDescriptor_)) return lastParams_;
   std::size_t n = 0;
   try {
     n = splitDescriptor(descriptor).size();
@@ -123,74 +106,95 @@ std::size_t RequestDecoder::paramCount(std::string_view descriptor) {
   return n;
 }
 
-bool RequestDecoder::tryFast(std::string_view body, const BodyLimits& limits, Request& out) {
+bool RequestDecoder::scan(std::string_view body, const BodyLimits& limits, ScannedCall& call) {
   if (body.size() > limits.hessian.maxTotalBytes) return false;
   const auto* p = reinterpret_cast<const std::uint8_t*>(body.data());
   const auto* end = p + body.size();
   const std::size_t units = limits.hessian.maxStringUnits;
-  std::string_view dubboVersion, path, version, method, descriptor;
-  if (!asciiString(p, end, units, dubboVersion) || !asciiString(p, end, units, path)) return false;
-  const bool nullVersion = p != end && *p == kNull;
-  if (nullVersion) {
-    ++p;
-  } else if (!asciiString(p, end, units, version)) {
+  // Tags, compact lengths and ASCII text are all below 0x80: one pass over the whole body spares
+  // each string its own check (a medium string's length byte may not be, then each is checked).
+  const bool ascii = allAscii(p, body.size());
+  if (!asciiString(p, end, units, ascii, call.dubboVersion) ||
+      !asciiString(p, end, units, ascii, call.path)) {
     return false;
   }
-  if (!asciiString(p, end, units, method) || !asciiString(p, end, units, descriptor)) return false;
-  const std::size_t params = paramCount(descriptor);
+  call.nullVersion = p != end && *p == kNull;
+  if (call.nullVersion) {
+    ++p;
+    call.version = {};
+  } else if (!asciiString(p, end, units, ascii, call.version)) {
+    return false;
+  }
+  if (!asciiString(p, end, units, ascii, call.method) ||
+      !asciiString(p, end, units, ascii, call.descriptor)) {
+    return false;
+  }
+  const std::size_t params = paramCount(call.descriptor);
   if (params == kNotSplit || params > limits.maxArguments) return false;
-  out.args.resize(params);
-  for (auto& arg : out.args) {
-    std::string_view s;
-    if (!asciiString(p, end, units, s)) return false;
-    assignString(arg, s, false);  // arguments differ from call to call
+  call.args.resize(params);
+  for (auto& arg : call.args) {
+    if (!asciiString(p, end, units, ascii, arg)) return false;
   }
-  if (!readAttachments(p, end, limits, out)) return false;
-  setText(out.dubboVersion, dubboVersion);
-  setText(out.path, path);
-  if (nullVersion) {
-    out.version.reset();
-  } else if (out.version) {
-    setText(*out.version, version);
-  } else {
-    out.version.emplace(version);
-  }
-  setText(out.method, method);
-  setText(out.descriptor, descriptor);
-  return true;
+  return scanAttachments(p, end, limits, ascii, call);
 }
 
 // The rest of the body from p: nothing (no attachments), or an untyped map of ASCII string keys
 // and values, 'Z', and the end of the body.
-bool RequestDecoder::readAttachments(const std::uint8_t* p, const std::uint8_t* end,
-                                     const BodyLimits& limits, Request& out) {
-  out.attachments = Attachments();  // drops the Request's hold on node_
+bool RequestDecoder::scanAttachments(const std::uint8_t* p, const std::uint8_t* end,
+                                     const BodyLimits& limits, bool ascii, ScannedCall& call) {
+  call.attachments.clear();
+  call.attachmentsMap = p != end;
   if (p == end) return true;
   if (*p++ != kUntypedMap) return false;
-  if (!node_ || node_.use_count() != 1) node_ = hessian::makeMap();  // a handler kept the last
-  auto& entries = node_->entries;
   const std::size_t most = std::min(limits.maxAttachments, limits.hessian.maxElements);
   const std::size_t units = limits.hessian.maxStringUnits;
-  std::size_t n = 0;
-  for (; p != end && *p != kEnd; ++n) {
+  while (p != end && *p != kEnd) {
     std::string_view key, value;
-    if (n == most || !asciiString(p, end, units, key) || !asciiString(p, end, units, value)) {
+    if (call.attachments.size() == most || !asciiString(p, end, units, ascii, key) ||
+        !asciiString(p, end, units, ascii, value)) {
       return false;
     }
-    for (std::size_t j = 0; j < n; ++j) {
-      if (sameText(std::get<std::string>(entries[j].first.storage()), key)) {
-        return false;  // decodeRequest() names the repeat
-      }
+    for (const auto& [seen, v] : call.attachments) {
+      if (sameText(seen, key)) return false;  // decodeRequest() names the repeat
     }
-    if (n == entries.size()) entries.emplace_back();
-    assignString(entries[n].first, key, true);
-    assignString(entries[n].second, value, true);
+    call.attachments.emplace_back(key, value);
   }
-  if (p == end || p + 1 != end) return false;  // no 'Z', or bytes after it
-  entries.resize(n);
-  node_->type.clear();
-  out.attachments = Attachments::adopt(node_, 0);
-  return true;
+  return p != end && p + 1 == end;  // 'Z', and nothing after it
+}
+
+void RequestDecoder::fill(const ScannedCall& call, Request& out) {
+  out.args.resize(call.args.size());
+  for (std::size_t i = 0; i < call.args.size(); ++i) {
+    assignString(out.args[i], call.args[i], false);  // arguments differ from call to call
+  }
+  out.attachments = Attachments();  // drops the Request's hold on node_
+  if (call.attachmentsMap) {
+    if (!node_ || node_.use_count() != 1) node_ = hessian::makeMap();  // a handler kept the last
+    auto& entries = node_->entries;
+    entries.resize(call.attachments.size());
+    for (std::size_t i = 0; i < call.attachments.size(); ++i) {
+      assignString(entries[i].first, call.attachments[i].first, true);
+      assignString(entries[i].second, call.attachments[i].second, true);
+    }
+    node_->type.clear();
+    out.attachments = Attachments::adopt(node_, 0);
+  }
+  setText(out.dubboVersion, call.dubboVersion);
+  setText(out.path, call.path);
+  if (call.nullVersion) {
+    out.version.reset();
+  } else if (out.version) {
+    setText(*out.version, call.version);
+  } else {
+    out.version.emplace(call.version);
+  }
+  setText(out.method, call.method);
+  setText(out.descriptor, call.descriptor);
+}
+
+RequestDecoder& threadDecoder() {
+  thread_local RequestDecoder decoder;
+  return decoder;
 }
 
 }  // namespace wheelbeat::dubbo::detail
@@ -204,8 +208,7 @@ void decodeRequest(std::string_view body, Request& out, const BodyLimits& limits
     out = decodeRequest(body, limits);  // throws the BodyError naming the limit
     return;
   }
-  thread_local detail::RequestDecoder decoder;
-  decoder.decode(body, limits, out);
+  detail::threadDecoder().decode(body, limits, out);
 }
 
 }  // namespace wheelbeat::dubbo

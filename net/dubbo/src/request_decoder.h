@@ -17,10 +17,47 @@
 #include <wheelbeat/dubbo/body.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace wheelbeat::dubbo::detail {
+
+// a == b, inline: a call's strings are short, and libc's memcmp costs a call and its dispatch.
+inline bool sameText(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  const auto word = [](const char* p) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    return w;
+  };
+  if (n < 8) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
+  }
+  for (std::size_t i = 0; i + 8 < n; i += 8) {
+    if (word(x + i) != word(y + i)) return false;
+  }
+  return word(x + n - 8) == word(y + n - 8);  // the last 8 bytes (overlapping the loop's)
+}
+
+// A request body read in place by scan(): views of the body's bytes, valid while it is. Its
+// vectors keep their capacity from call to call.
+struct ScannedCall {
+  std::string_view dubboVersion, path, version, method, descriptor;
+  bool nullVersion = false;
+  std::vector<std::string_view> args;  // every argument a short ASCII string
+  std::vector<std::pair<std::string_view, std::string_view>> attachments;  // keys unique
+  bool attachmentsMap = false;  // the body has a map (perhaps empty), not just no attachments
+};
 
 class RequestDecoder {
 public:
@@ -28,20 +65,28 @@ public:
   /// `limits` must be valid (validated by the caller once). Throws what decodeRequest() throws;
   /// `out` is then unspecified (assign it before reading it again).
   void decode(std::string_view body, const BodyLimits& limits, Request& out);
+  /// Reads a body of the fast path's shape (the file comment) into `call`; false for any other
+  /// body (nothing thrown: decodeRequest() then decodes it, or names its fault).
+  bool scan(std::string_view body, const BodyLimits& limits, ScannedCall& call);
+  /// `out` becomes the Request `call` describes, reusing its storage.
+  void fill(const ScannedCall& call, Request& out);
 
 private:
-  bool tryFast(std::string_view body, const BodyLimits& limits, Request& out);
-  bool readAttachments(const std::uint8_t* p, const std::uint8_t* end, const BodyLimits& limits,
-                       Request& out);
+  bool scanAttachments(const std::uint8_t* p, const std::uint8_t* end, const BodyLimits& limits,
+                       bool ascii, ScannedCall& call);
   std::size_t paramCount(std::string_view descriptor);
 
   // The last descriptor that split without error and its parameter count (calls repeat it).
   std::string lastDescriptor_;
   std::size_t lastParams_ = 0;
   bool haveLast_ = false;
-  // The attachments map node of the last fast decode (shared with that Request): reused when
-  // nothing else holds it any more.
+  ScannedCall scanned_;  // decode()'s
+  // The attachments map node of the last fill (shared with that Request): reused when nothing
+  // else holds it any more.
   hessian::MapPtr node_;
 };
+
+// This thread's decoder (one per thread: it keeps state from call to call).
+RequestDecoder& threadDecoder();
 
 }  // namespace wheelbeat::dubbo::detail

@@ -1,4 +1,5 @@
 #include "body_reader.h"
+#include "result_encoding.h"
 
 #include <wheelbeat/dubbo/body.h>
 
@@ -102,6 +103,14 @@ void encodeResult(const Result& result, std::string_view dubboVersion, hessian::
   Attachments withVersion = result.attachments;
   withVersion.set("dubbo", hessian::Value::string(std::string(kDubboVersion)));
   enc.write(hessian::Value::map(withVersion.map()));
+}
+
+void detail::encodeStringResult(std::string_view value, std::string_view dubboVersion,
+                                hessian::Encoder& enc) {
+  const bool attach = supportsResponseAttachments(dubboVersion);
+  enc.writeInt(flagOf(ResultKind::Value, attach));
+  enc.writeString(value);
+  if (attach) enc.buffer() += versionOnlyAttachments();
 }
 
 std::string encodeResult(const Result& result, std::string_view dubboVersion) {

@@ -8,6 +8,8 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace wheelbeat::hessian {
@@ -122,7 +124,44 @@ void Encoder::Impl::writeDate(Date d) {
 
 // Lengths count UTF-16 units; chunks of 0x8000 units ('R'), never ending in a high surrogate
 // (Java then writes 0x7fff), and the last chunk in its shortest form.
+namespace {
+
+// Whether every byte is below 0x80, eight at a time (the OR of them all, checked once).
+bool allAscii(std::string_view s) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
+  const std::size_t n = s.size();
+  std::uint64_t any = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p + i, 8);
+    any |= word;
+  }
+  for (; i < n; ++i) any |= p[i];
+  return (any & 0x8080808080808080ULL) == 0;
+}
+
+}  // namespace
+
+void Encoder::Impl::putStringHeader(std::uint32_t units) {
+  if (units <= wire::kShortMax) {
+    put(static_cast<std::uint8_t>(units));
+  } else if (units <= wire::kMediumMax) {
+    put(static_cast<std::uint8_t>(wire::kStringMedium + (units >> 8)));
+    put(static_cast<std::uint8_t>(units));
+  } else {
+    put(wire::kStringFinal);
+    putBig(units, 2);
+  }
+}
+
 void Encoder::Impl::writeString(std::string_view s) {
+  // Nearly every string a call carries: one chunk of ASCII, whose bytes are its UTF-16 units.
+  if (s.size() <= wire::kChunk && allAscii(s)) {
+    putStringHeader(static_cast<std::uint32_t>(s.size()));
+    out.append(s);
+    return;
+  }
   const utf::Scan scan = utf::scanUtf8(s);
   if (scan.why != nullptr) {
     throw EncodeError(fmt::format("hessian: encode: {} at byte {} of a string of {} bytes",
@@ -140,16 +179,7 @@ void Encoder::Impl::writeString(std::string_view s) {
     from += piece.bytesRead;
     remaining -= piece.units;
   }
-  const auto n = static_cast<std::uint32_t>(remaining);
-  if (n <= wire::kShortMax) {
-    put(static_cast<std::uint8_t>(n));
-  } else if (n <= wire::kMediumMax) {
-    put(static_cast<std::uint8_t>(wire::kStringMedium + (n >> 8)));
-    put(static_cast<std::uint8_t>(n));
-  } else {
-    put(wire::kStringFinal);
-    putBig(n, 2);
-  }
+  putStringHeader(static_cast<std::uint32_t>(remaining));
   if (scan.units == s.size()) {
     out.append(s.substr(from));  // ASCII: the bytes as they are
   } else {

@@ -40,6 +40,7 @@ struct Encoder::Impl {
   void writeDouble(double v);
   void writeDate(Date d);
   void writeString(std::string_view s);
+  void putStringHeader(std::uint32_t units);  // the final chunk's tag and length
   void writeBytes(const std::uint8_t* data, std::size_t size);
   void writeType(const std::string& type);
   void writeValue(const Value& v, std::size_t depth);

@@ -52,8 +52,9 @@ struct R1Case {
 };
 // R1's request and response bodies (the line's "bodies"): Raw, 64 bytes echoed as they came;
 // Hessian2, a Dubbo call echo(String) of a 64-character string, decoded and answered by
-// dubbo::Provider (r1.h).
-enum class R1Bodies { Raw, Hessian2, RawSized };
+// dubbo::Provider (r1.h); Hessian2InPlace, the same bodies served by an in-place handler
+// (Provider::addInPlace); RawSized, raw bytes of the hessian2 bodies' lengths.
+enum class R1Bodies { Raw, Hessian2, RawSized, Hessian2InPlace };
 
 struct BenchConfig {
   Scenario scenario = Scenario::H1;

@@ -67,7 +67,9 @@ constexpr const char* kDescription =
     "      (echo(String) of 64 characters through dubbo::Provider, \"bodies\":\"hessian2\"), each\n"
     "      with its server CPU per request vs the raw-bodies line, rounds interleaved;\n"
     "      raw-sized adds the floor under hessian2: raw bytes of the hessian2 bodies' lengths,\n"
-    "      echoed at the response's length (\"bodies\":\"raw-sized\", nothing decoded)\n"
+    "      echoed at the response's length (\"bodies\":\"raw-sized\", nothing decoded);\n"
+    "      hessian2-inplace, the hessian2 bodies served by Provider::addInPlace (views of\n"
+    "      the frame, the answer encoded straight from them)\n"
     "  --impl raw: the kernel's floor (\"impl\":\"raw-epoll\"): the same sockets, frames and\n"
     "      heartbeat schedule served by a bare epoll loop per process, nothing but the syscalls\n"
     "  --impl wheelbeat: the library (EventLoop, wheel, heartbeat/reconnect/close-idle tasks)\n"
@@ -227,8 +229,9 @@ void addR1Options(CLI::App& app, Args& a) {
       ->type_name("N,...")
       ->capture_default_str();
   app.add_option("--bodies", a.bodies,
-                 "R1: raw (64 bytes echoed), hessian2 (Dubbo echo(String), no floor) and/or "
-                 "raw-sized (raw bytes of hessian2's lengths)")
+                 "R1: raw (64 bytes echoed), hessian2 (Dubbo echo(String), no floor), "
+                 "hessian2-inplace (the same, Provider::addInPlace) and/or raw-sized (raw bytes "
+                 "of hessian2's lengths)")
       ->type_name("B,...")
       ->capture_default_str();
   app.add_option("--request-timeout-ms", a.config.requestTimeoutMs,

@@ -319,13 +319,14 @@ std::vector<R1Bodies> parseR1Bodies(std::string_view text) {
   std::vector<R1Bodies> bodies;
   for (const auto part : splitCommas(text)) {
     std::optional<R1Bodies> b;
-    for (const R1Bodies known : {R1Bodies::Raw, R1Bodies::Hessian2, R1Bodies::RawSized}) {
+    for (const R1Bodies known :
+         {R1Bodies::Raw, R1Bodies::Hessian2, R1Bodies::RawSized, R1Bodies::Hessian2InPlace}) {
       if (part == r1BodiesName(known)) b = known;
     }
     if (!b || std::find(bodies.begin(), bodies.end(), *b) != bodies.end()) {
       throw std::invalid_argument(
-          fmt::format("--bodies: '{}' in '{}' (expected raw, hessian2 and/or raw-sized, each "
-                      "once, e.g. raw,hessian2)",
+          fmt::format("--bodies: '{}' in '{}' (expected raw, hessian2, hessian2-inplace and/or "
+                      "raw-sized, each once, e.g. raw,hessian2)",
                       part, text));
     }
     bodies.push_back(*b);

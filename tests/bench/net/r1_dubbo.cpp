@@ -26,7 +26,8 @@ std::string r1HessianResponse() {
 
 std::string r1RequestBody(R1Bodies bodies) {
   switch (bodies) {
-    case R1Bodies::Hessian2: return r1HessianRequest();
+    case R1Bodies::Hessian2:
+    case R1Bodies::Hessian2InPlace: return r1HessianRequest();
     case R1Bodies::RawSized: return std::string(r1HessianRequest().size(), 'r');
     case R1Bodies::Raw: break;
   }
@@ -35,7 +36,8 @@ std::string r1RequestBody(R1Bodies bodies) {
 
 std::string r1ResponseBody(R1Bodies bodies) {
   switch (bodies) {
-    case R1Bodies::Hessian2: return r1HessianResponse();
+    case R1Bodies::Hessian2:
+    case R1Bodies::Hessian2InPlace: return r1HessianResponse();
     case R1Bodies::RawSized: return std::string(r1HessianResponse().size(), 'r');
     case R1Bodies::Raw: break;
   }
@@ -45,6 +47,7 @@ std::string r1ResponseBody(R1Bodies bodies) {
 const char* r1BodiesName(R1Bodies bodies) {
   switch (bodies) {
     case R1Bodies::Hessian2: return "hessian2";
+    case R1Bodies::Hessian2InPlace: return "hessian2-inplace";
     case R1Bodies::RawSized: return "raw-sized";
     case R1Bodies::Raw: break;
   }

@@ -288,8 +288,20 @@ struct ServerSide {
     if (bodies == R1Bodies::Raw) return echoHandler(counters);
     if (bodies == R1Bodies::RawSized) return echoHandler(counters, r1ResponseBody(bodies));
     provider = std::make_unique<dubbo::Provider>();
-    provider->add({.interface = std::string(kR1Service)}, "echo", "Ljava/lang/String;",
-                  [](const dubbo::Request& request) { return request.args[0]; });
+    const dubbo::ServiceId service{.interface = std::string(kR1Service)};
+    if (bodies == R1Bodies::Hessian2InPlace) {
+      provider->addInPlace(service, "echo", "Ljava/lang/String;",
+                           [](const dubbo::CallView& call, dubbo::Answer& answer) {
+                             if (const auto s = call.stringArg(0)) {
+                               answer.string(*s);
+                             } else {
+                               answer.value(call.arg(0));
+                             }
+                           });
+    } else {
+      provider->add(service, "echo", "Ljava/lang/String;",
+                    [](const dubbo::Request& request) { return request.args[0]; });
+    }
     return provider->channelHandler();
   }
   std::int64_t handled() const {

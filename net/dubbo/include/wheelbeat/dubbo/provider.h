@@ -25,14 +25,15 @@
 // Versions match as Dubbo's: null, "" and "0.0.0" mean no version; the group comes from the
 // "group" attachment ("" none). One-way requests run the method and get no answer.
 //
-// Threads: add() / addAsync() before the server starts (not concurrently with calls). The
-// handlers run on the loop thread of the call's channel (several at once on a loop group): they
-// must not block — an async handler answers later through its Reply, from any thread.
+// Threads: add() / addAsync() / addInPlace() before the server starts (not concurrently with
+// calls). The handlers run on the loop thread of the call's channel (several at once on a loop
+// group): they must not block — an async handler answers later through its Reply, from any thread.
 // stats(), methods(), providerUrl(): any thread. The Provider must outlive the servers whose
 // ChannelHandler it made.
 #pragma once
 
 #include <wheelbeat/dubbo/body.h>
+#include <wheelbeat/dubbo/call_view.h>
 #include <wheelbeat/dubbo/exception.h>
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/registry/service.h>
@@ -110,6 +111,11 @@ public:
   void add(const ServiceId& service, std::string method, std::string descriptor, Handler handler);
   void addAsync(const ServiceId& service, std::string method, std::string descriptor,
                 AsyncHandler handler);
+  /// Serves the method in place (call_view.h): the handler reads the call's strings where the
+  /// frame holds them and answers before it returns, the cheapest way to serve a call. The same
+  /// rules and throws as add().
+  void addInPlace(const ServiceId& service, std::string method, std::string descriptor,
+                  InPlaceHandler handler);
 
   /// The callbacks to give net::TcpServer (they keep a pointer to this Provider).
   net::ChannelHandler channelHandler();
