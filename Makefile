@@ -109,8 +109,10 @@ fuzz_DIR := build-fuzz
 fuzz_SRC := tests/fuzz
 fuzz_ENV := CC=clang CXX=clang++
 fuzz_ARGS := -DWHEELBEAT_FUZZ_SECONDS=$(FUZZ_SECONDS)
-# The fuzz targets are single-threaded and measure nothing: two at a time, one per core.
+# The fuzz targets are single-threaded and measure nothing: two at a time, one per core, and in
+# make test alongside the TSan tree's tests, at idle CPU priority (tests/make_test.sh).
 fuzz_CTEST_JOBS := 2
+fuzz_ALONGSIDE := 1
 CONFIGS := rel asan tsan fuzz
 
 FORMAT_FILES = $(shell find core tasks net config samples tests \
@@ -231,7 +233,7 @@ fuzz: test-fuzz
 # Last line: one summary in ctest's own format, summed over the configurations, so CI counts every
 # test that ran; the exit status is non-zero on any failure.
 test: deps
-	@MAKE="$(MAKE)" tests/make_test.sh $(foreach c,$(CONFIGS),$(c):$($(c)_DIR))
+	@MAKE="$(MAKE)" tests/make_test.sh $(foreach c,$(CONFIGS),$(c):$($(c)_DIR)$(if $($(c)_ALONGSIDE),:alongside))
 
 clean:
 	rm -rf $(foreach c,$(CONFIGS),$($(c)_DIR))
