@@ -166,3 +166,54 @@ TEST_CASE("dubbo provider decoding: what a handler keeps is not reused by the ne
   CHECK(rig.seen[0].attachments.size() == 2);
 }
 }  // TEST_SUITE("dubbo")
+
+TEST_SUITE("dubbo") {
+TEST_CASE("dubbo provider decoding: what a wide provider read is refused by a narrow one") {
+  // One thread keeps the last header and attachments it read (a call repeats them): a provider
+  // with narrower limits must still refuse what they exceed, with decodeRequest's words.
+  const BodyLimits narrow{
+      .hessian = {.maxStringUnits = 40}, .maxArguments = 2, .maxAttachments = 2};
+  const std::string longMethod = head(std::string(41, 'm'), "") + "HZ";
+  const std::string threeAttachments = head("none", "") + "H" + str("a") + str("1") + str("b") +
+                                       str("2") + str("c") + str("3") + "Z";
+  const std::string threeArgs = head("three", "III") + "\x91\x92\x93";
+  Rig wide;
+  Rig tight(narrow);
+  for (const auto& body : {longMethod, threeAttachments, threeArgs}) {
+    CAPTURE(hex(body));
+    wide.call(body);
+    wide.call(body);  // read twice: the second from what the first kept
+    tight.call(body);
+    CHECK(tight.channel.status == status::kBadRequest);
+    CHECK(decodeErrorMessage(tight.channel.body) ==
+          "Fail to decode request due to: " + refusal([&] { (void)decodeRequest(body, narrow); }));
+  }
+  CHECK(tight.seen.empty());
+  REQUIRE(wide.seen.size() == 4);  // the long method is not served: the others twice each
+  CHECK(same(wide.seen[0], decodeRequest(threeAttachments)));
+  CHECK(same(wide.seen[1], decodeRequest(threeAttachments)));
+  CHECK(same(wide.seen[3], decodeRequest(threeArgs)));
+}
+
+TEST_CASE("dubbo provider decoding: a repeated header with new arguments and attachments") {
+  Rig rig;
+  const std::vector<std::string> bodies = {
+      head("echo", "Ljava/lang/String;") + str("one") + "H" + str("k") + str("v") + "Z",
+      head("echo", "Ljava/lang/String;") + str("two") + "H" + str("k") + str("v") + "Z",
+      head("echo", "Ljava/lang/String;") + str("three") + "H" + str("k") + str("w") + "Z",
+      head("echo", "Ljava/lang/String;") + str("four"),
+      head("echo", "Ljava/lang/String;") + str("five") + "HZ",
+      head("echo", "Ljava/lang/String;") + str("six") + "H" + str("k") + str("w") + "Z",
+      head("echo", "Ljava/lang/String;") + str("seven") + "H" + str("k") + str("w"),  // no 'Z'
+      head("echo", "Ljava/lang/String;"),  // the argument missing
+  };
+  for (const auto& body : bodies) {
+    CAPTURE(hex(body));
+    rig.call(body);
+  }
+  REQUIRE(rig.seen.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) CHECK(same(rig.seen[i], decodeRequest(bodies[i])));
+  CHECK(rig.channel.status == status::kBadRequest);  // the last two refused
+  CHECK(rig.channel.sent == bodies.size());
+}
+}  // TEST_SUITE("dubbo")

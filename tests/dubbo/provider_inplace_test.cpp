@@ -46,6 +46,13 @@ struct Rig {
   bool opened = false;
 };
 
+// A medium-form ASCII string (0x30-0x33 + 1 length byte): 32 to 1023 characters.
+std::string medium(std::string_view s) {
+  return std::string{static_cast<char>(0x30 + (s.size() >> 8)),
+                     static_cast<char>(s.size() & 0xff)} +
+         std::string(s);
+}
+
 std::string head(std::string_view method, std::string_view descriptor) {
   return str("2.0.2") + str("p") + "N" + str(method) + str(descriptor);
 }
@@ -165,6 +172,8 @@ TEST_CASE("in-place provider: each answer is the bytes a Handler's would be") {
   const std::vector<std::pair<std::string, std::string>> calls = {
       {"str", head("str", "Ljava/lang/String;") + str("hello") + "HZ"},
       {"str", head("str", "Ljava/lang/String;") + "\x02\xc3\xa9z"},  // decoded first
+      {"str", head("str", "Ljava/lang/String;") + medium(std::string(40, 'm'))},
+      {"str", head("str", "Ljava/lang/String;") + medium(std::string(1023, 'M'))},
       {"val", head("val", "")},
       {"app", head("app", "")},
       {"std", head("std", "")},

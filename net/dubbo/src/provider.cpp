@@ -66,6 +66,12 @@ void Provider::Impl::add(const ServiceId& service, std::string method, std::stri
   }
   it->methods.push_back(
       {std::move(method), std::move(descriptor), std::move(handler), std::move(inPlace)});
+  id = nextId();  // the matches threads remember were made without this method
+}
+
+std::uint64_t Provider::Impl::nextId() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 Provider::Provider(BodyLimits limits) : impl_(std::make_shared<Impl>()) {

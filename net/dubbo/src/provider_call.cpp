@@ -71,12 +71,19 @@ struct ThreadCall {
   };
 };
 
-std::string_view attachmentOf(const detail::ScannedCall& call, std::string_view key,
-                              std::string_view fallback) {
+// The service version and group a scanned call asks for: its "version" attachment, else the
+// header's, and its "group" attachment ("" none). One pass over the attachments.
+std::pair<std::string_view, std::string_view> versionAndGroup(const detail::ScannedCall& call) {
+  std::string_view version = call.version;
+  std::string_view group;
   for (const auto& [k, v] : call.attachments) {
-    if (detail::sameText(k, key)) return v;
+    if (detail::sameText(k, "version")) {
+      version = v;
+    } else if (detail::sameText(k, "group")) {
+      group = v;
+    }
   }
-  return fallback;
+  return {version, group};
 }
 
 // Runs an in-place handler: its exceptions answer as a Handler's do; no answer at all is an error.
@@ -94,7 +101,45 @@ void runInPlace(const InPlaceHandler& handler, const CallView& view, detail::Rep
 
 }  // namespace
 
+namespace {
+
+// A thread's last match (calls repeat: one service, one method, one caller's attachments): the
+// key as it was matched and what serves it, for the provider of that id (renewed by each add()).
+struct LastMatch {
+  std::uint64_t provider = 0;  // 0: none
+  std::string path, method, descriptor, version, group;
+  bool echo = false;
+  const void* served = nullptr;  // the Method, or nullptr for an echo
+
+  bool matches(std::uint64_t id, const Provider::Impl::Key& k) const {
+    return provider == id && echo == k.echo && detail::sameText(method, k.method) &&
+           detail::sameText(path, k.path) && detail::sameText(descriptor, k.descriptor) &&
+           detail::sameText(version, k.version) && detail::sameText(group, k.group);
+  }
+  void remember(std::uint64_t id, const Provider::Impl::Key& k, const void* servedBy) {
+    provider = id;
+    path.assign(k.path);
+    method.assign(k.method);
+    descriptor.assign(k.descriptor);
+    version.assign(k.version);
+    group.assign(k.group);
+    echo = k.echo;
+    served = servedBy;
+  }
+};
+
+}  // namespace
+
 std::optional<const Provider::Impl::Method*> Provider::Impl::dispatch(
+    const Key& key, detail::ReplyState& state) const {
+  thread_local LastMatch last;
+  if (last.matches(id, key)) return static_cast<const Method*>(last.served);
+  const auto found = match(key, state);
+  if (found) last.remember(id, key, *found);
+  return found;
+}
+
+std::optional<const Provider::Impl::Method*> Provider::Impl::match(
     const Key& key, detail::ReplyState& state) const {
   const auto findMethod = [&](const Service& s) -> const Method* {
     const Method* byName = nullptr;
@@ -167,11 +212,12 @@ void Provider::Impl::serveScanned(const detail::ScannedCall& call, std::string_v
                                   Request& reused, detail::ReplyState& state,
                                   net::Channel& channel) {
   state.dubboVersion = call.dubboVersion;
+  const auto [version, group] = versionAndGroup(call);
   const Key key{.path = call.path,
                 .method = call.method,
                 .descriptor = call.descriptor,
-                .version = normalVersion(attachmentOf(call, "version", call.version)),
-                .group = attachmentOf(call, "group", ""),
+                .version = normalVersion(version),
+                .group = group,
                 .echo = call.method == kEcho && call.args.size() == 1};
   const auto method = dispatch(key, state);
   if (!method) return;
@@ -224,6 +270,7 @@ void Provider::onFrame(net::Channel& channel, const net::FrameView& frame) {
   // The call's state while onFrame runs: every answer given meanwhile goes inline to `channel`. A
   // Handler's Reply, which may answer later, gets a shared copy (runHandler()).
   detail::ReplyState state;
+  state.local = true;
   state.counters = impl_->counters.get();
   state.channelId = channel.id();
   state.requestId = frame.id;

@@ -57,6 +57,8 @@ struct ReplyState {
   bool twoWay = true;
   std::string dubboVersion;  // the request's: decides the response's form
   std::atomic<bool> answered{false};
+  // The state onFrame keeps on its stack: only its thread answers it (a Reply gets a shared copy).
+  bool local = false;
 };
 
 // A one-block cache per thread for what every call allocates once and frees soon after (its
@@ -159,6 +161,9 @@ struct Provider::Impl {
 
   BodyLimits limits;
   std::vector<Service> services;
+  // Unique in the process, and renewed by every add(): what a thread's cache of its last match
+  // (provider_call.cpp) is keyed by.
+  std::uint64_t id = nextId();
   std::shared_ptr<detail::Shared> shared = std::make_shared<detail::Shared>();
   std::shared_ptr<detail::OpenChannels> channels{shared, &shared->channels};
   std::shared_ptr<detail::Counters> counters{shared, &shared->counters};
@@ -173,9 +178,12 @@ struct Provider::Impl {
 
   void add(const ServiceId& service, std::string method, std::string descriptor,
            AsyncHandler handler, InPlaceHandler inPlace);
+  static std::uint64_t nextId();
   // The method serving `key`, or nullptr for an echo; nullopt after answering the failure
   // (Dubbo's status and words for an unknown path, method, version or group).
   std::optional<const Method*> dispatch(const Key& key, detail::ReplyState& state) const;
+  // dispatch() without the thread's cache of its last match.
+  std::optional<const Method*> match(const Key& key, detail::ReplyState& state) const;
   // One call's two ways: read in place (`call`), or decoded into `request` first.
   // One call's two ways: read in place (`call`), or decoded into `request` first. `state` is
   // the call's, answered inline on `channel` while onFrame runs.

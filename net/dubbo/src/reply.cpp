@@ -31,7 +31,15 @@ bool send(ReplyState& state, std::uint8_t status, std::string_view body) {
          net::SendResult::Queued;
 }
 
-bool claim(ReplyState& state) { return state.twoWay && !state.answered.exchange(true); }
+bool claim(ReplyState& state) {
+  if (!state.twoWay) return false;
+  if (state.local) {  // one thread's: no locked exchange needed
+    if (state.answered.load(std::memory_order_relaxed)) return false;
+    state.answered.store(true, std::memory_order_relaxed);
+    return true;
+  }
+  return !state.answered.exchange(true);
+}
 
 }  // namespace
 

@@ -20,18 +20,6 @@ constexpr std::uint8_t kMediumFirst = 0x30;  // 0x30-0x33 + 1 byte: up to 1023 u
 constexpr std::uint8_t kMediumLast = 0x33;
 constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
 
-[[gnu::always_inline]] inline bool allAscii(const std::uint8_t* p, std::size_t n) {
-  std::uint64_t any = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {  // eight bytes at a time
-    std::uint64_t word = 0;
-    std::memcpy(&word, p + i, 8);
-    any |= word;
-  }
-  for (; i < n; ++i) any |= p[i];
-  return (any & 0x8080808080808080ULL) == 0;
-}
-
 // Reads one compact or medium ASCII string at p into `s` (a view of the body), advancing p; false
 // (p unchanged) for anything else, a string above maxUnits, or bytes missing. `bodyAscii`: every
 // byte of the body is known to be ASCII already (one check for the whole body: the usual case).
@@ -106,14 +94,71 @@ std::size_t RequestDecoder::paramCount(std::string_view descriptor) {
   return n;
 }
 
+namespace {
+
+std::string_view viewAt(const std::uint8_t* base, RequestDecoder::Span span) {
+  return {reinterpret_cast<const char*>(base) + span.at, span.len};
+}
+
+RequestDecoder::Span spanOf(const std::uint8_t* base, std::string_view s) {
+  return {static_cast<std::uint32_t>(reinterpret_cast<const std::uint8_t*>(s.data()) - base),
+          static_cast<std::uint32_t>(s.size())};
+}
+
+bool sameBytes(const std::string& kept, const std::uint8_t* p, std::size_t available) {
+  return kept.size() <= available && std::memcmp(kept.data(), p, kept.size()) == 0;
+}
+
+}  // namespace
+
 bool RequestDecoder::scan(std::string_view body, const BodyLimits& limits, ScannedCall& call) {
   if (body.size() > limits.hessian.maxTotalBytes) return false;
-  const auto* p = reinterpret_cast<const std::uint8_t*>(body.data());
-  const auto* end = p + body.size();
+  const auto* begin = reinterpret_cast<const std::uint8_t*>(body.data());
+  const auto* end = begin + body.size();
   const std::size_t units = limits.hessian.maxStringUnits;
-  // Tags, compact lengths and ASCII text are all below 0x80: one pass over the whole body spares
-  // each string its own check (a medium string's length byte may not be, then each is checked).
-  const bool ascii = allAscii(p, body.size());
+  const std::uint8_t* p = begin;
+  bool ascii = false;  // the whole body known to be ASCII (see scanHeader())
+  if (header_.valid && header_.longest <= units && header_.params <= limits.maxArguments &&
+      sameBytes(header_.bytes, begin, body.size())) {
+    call.dubboVersion = viewAt(begin, header_.dubboVersion);
+    call.path = viewAt(begin, header_.path);
+    call.nullVersion = header_.nullVersion;
+    call.version = header_.nullVersion ? std::string_view() : viewAt(begin, header_.version);
+    call.method = viewAt(begin, header_.method);
+    call.descriptor = viewAt(begin, header_.descriptor);
+    call.args.resize(header_.params);
+    p += header_.bytes.size();
+  } else if (!scanHeader(p, end, limits, ascii, call)) {
+    return false;
+  }
+  for (auto& arg : call.args) {
+    if (!asciiString(p, end, units, ascii, arg)) return false;
+  }
+  const std::size_t most = std::min(limits.maxAttachments, limits.hessian.maxElements);
+  const auto rest = static_cast<std::size_t>(end - p);
+  if (tail_.valid && tail_.bytes.size() == rest && tail_.longest <= units &&
+      tail_.entries.size() <= most && sameBytes(tail_.bytes, p, rest)) {
+    call.attachments.clear();
+    for (const auto& [k, v] : tail_.entries)
+      call.attachments.emplace_back(viewAt(p, k), viewAt(p, v));
+    call.attachmentsMap = tail_.map;
+    return true;
+  }
+  if (!scanAttachments(p, end, limits, ascii, call)) return false;
+  keepTail(p, end, call);
+  return true;
+}
+
+// The five header values from `p` (advanced past them), then the descriptor's parameter count
+// (call.args sized to it); kept in header_ for the next body. `ascii` becomes whether the whole
+// body is ASCII: tags, compact lengths and ASCII text are all below 0x80, so one pass over it
+// spares each string its own check (a medium string's length byte may not be: each is checked).
+bool RequestDecoder::scanHeader(const std::uint8_t*& p, const std::uint8_t* end,
+                                const BodyLimits& limits, bool& ascii, ScannedCall& call) {
+  const std::uint8_t* begin = p;
+  const std::size_t units = limits.hessian.maxStringUnits;
+  ascii = allAscii(p, static_cast<std::size_t>(end - p));
+  header_.valid = false;
   if (!asciiString(p, end, units, ascii, call.dubboVersion) ||
       !asciiString(p, end, units, ascii, call.path)) {
     return false;
@@ -132,10 +177,31 @@ bool RequestDecoder::scan(std::string_view body, const BodyLimits& limits, Scann
   const std::size_t params = paramCount(call.descriptor);
   if (params == kNotSplit || params > limits.maxArguments) return false;
   call.args.resize(params);
-  for (auto& arg : call.args) {
-    if (!asciiString(p, end, units, ascii, arg)) return false;
+  header_.bytes.assign(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(p - begin));
+  header_.dubboVersion = spanOf(begin, call.dubboVersion);
+  header_.path = spanOf(begin, call.path);
+  header_.version = spanOf(begin, call.version);
+  header_.nullVersion = call.nullVersion;
+  header_.method = spanOf(begin, call.method);
+  header_.descriptor = spanOf(begin, call.descriptor);
+  header_.params = params;
+  header_.longest = std::max({call.dubboVersion.size(), call.path.size(), call.version.size(),
+                              call.method.size(), call.descriptor.size()});
+  header_.valid = true;
+  return true;
+}
+
+void RequestDecoder::keepTail(const std::uint8_t* p, const std::uint8_t* end,
+                              const ScannedCall& call) {
+  tail_.bytes.assign(reinterpret_cast<const char*>(p), static_cast<std::size_t>(end - p));
+  tail_.entries.clear();
+  tail_.longest = 0;
+  for (const auto& [k, v] : call.attachments) {
+    tail_.entries.emplace_back(spanOf(p, k), spanOf(p, v));
+    tail_.longest = std::max({tail_.longest, k.size(), v.size()});
   }
-  return scanAttachments(p, end, limits, ascii, call);
+  tail_.map = call.attachmentsMap;
+  tail_.valid = true;
 }
 
 // The rest of the body from p: nothing (no attachments), or an untyped map of ASCII string keys

@@ -14,6 +14,8 @@
 // thread).
 #pragma once
 
+#include "text.h"
+
 #include <wheelbeat/dubbo/body.h>
 
 #include <cstddef>
@@ -25,29 +27,6 @@
 #include <vector>
 
 namespace wheelbeat::dubbo::detail {
-
-// a == b, inline: a call's strings are short, and libc's memcmp costs a call and its dispatch.
-inline bool sameText(std::string_view a, std::string_view b) {
-  const std::size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* x = a.data();
-  const char* y = b.data();
-  const auto word = [](const char* p) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, 8);
-    return w;
-  };
-  if (n < 8) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (x[i] != y[i]) return false;
-    }
-    return true;
-  }
-  for (std::size_t i = 0; i + 8 < n; i += 8) {
-    if (word(x + i) != word(y + i)) return false;
-  }
-  return word(x + n - 8) == word(y + n - 8);  // the last 8 bytes (overlapping the loop's)
-}
 
 // A request body read in place by scan(): views of the body's bytes, valid while it is. Its
 // vectors keep their capacity from call to call.
@@ -71,7 +50,36 @@ public:
   /// `out` becomes the Request `call` describes, reusing its storage.
   void fill(const ScannedCall& call, Request& out);
 
+  // Where a string lies in a kept region of bytes.
+  struct Span {
+    std::uint32_t at = 0, len = 0;
+  };
+
 private:
+  // A call nearly always repeats the last one's header (dubbo version .. descriptor) and its
+  // attachments byte for byte (one client, one service): the bytes of each, with where their
+  // strings lie, are kept, and a body that starts with the same header or ends with the same
+  // attachments has them read by one comparison, only its arguments scanned. Valid for limits
+  // at least as wide as the kept strings' lengths and counts (checked at each use).
+  struct HeaderKept {
+    std::string bytes;
+    Span dubboVersion, path, version, method, descriptor;
+    bool nullVersion = false;
+    std::size_t params = 0;
+    std::size_t longest = 0;  // the longest string's length
+    bool valid = false;
+  };
+  struct TailKept {
+    std::string bytes;
+    std::vector<std::pair<Span, Span>> entries;
+    bool map = false;
+    std::size_t longest = 0;
+    bool valid = false;
+  };
+
+  bool scanHeader(const std::uint8_t*& p, const std::uint8_t* end, const BodyLimits& limits,
+                  bool& ascii, ScannedCall& call);
+  void keepTail(const std::uint8_t* p, const std::uint8_t* end, const ScannedCall& call);
   bool scanAttachments(const std::uint8_t* p, const std::uint8_t* end, const BodyLimits& limits,
                        bool ascii, ScannedCall& call);
   std::size_t paramCount(std::string_view descriptor);
@@ -80,6 +88,8 @@ private:
   std::string lastDescriptor_;
   std::size_t lastParams_ = 0;
   bool haveLast_ = false;
+  HeaderKept header_;
+  TailKept tail_;
   ScannedCall scanned_;  // decode()'s
   // The attachments map node of the last fill (shared with that Request): reused when nothing
   // else holds it any more.

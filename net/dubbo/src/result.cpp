@@ -1,5 +1,6 @@
 #include "body_reader.h"
 #include "result_encoding.h"
+#include "text.h"
 
 #include <wheelbeat/dubbo/body.h>
 
@@ -108,8 +109,25 @@ void encodeResult(const Result& result, std::string_view dubboVersion, hessian::
 void detail::encodeStringResult(std::string_view value, std::string_view dubboVersion,
                                 hessian::Encoder& enc) {
   const bool attach = supportsResponseAttachments(dubboVersion);
-  enc.writeInt(flagOf(ResultKind::Value, attach));
-  enc.writeString(value);
+  const std::uint8_t flag = flagOf(ResultKind::Value, attach);
+  constexpr std::size_t kMediumMax = 1023;  // Hessian's longest medium-form string
+  if (value.size() <= kMediumMax && allAscii(value)) {
+    // What the encoder writes, spelled out (a string writes no ref, so the encoder's state is
+    // not involved): the flag as a compact int (0x90 + 0..5), the string's compact (0x00-0x1f)
+    // or medium (0x30-0x33 + 1 byte) length, its bytes (ASCII: bytes are UTF-16 units).
+    std::string& out = enc.buffer();
+    out += static_cast<char>(0x90 + flag);
+    if (value.size() < 32) {
+      out += static_cast<char>(value.size());
+    } else {
+      out += static_cast<char>(0x30 + (value.size() >> 8));
+      out += static_cast<char>(value.size() & 0xff);
+    }
+    out += value;
+  } else {
+    enc.writeInt(flag);
+    enc.writeString(value);
+  }
   if (attach) enc.buffer() += versionOnlyAttachments();
 }
 
