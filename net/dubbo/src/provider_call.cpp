@@ -99,10 +99,6 @@ void runInPlace(const InPlaceHandler& handler, const CallView& view, detail::Rep
   if (!answer.answered()) (void)detail::sendError(state, status::kServiceError, kNoAnswer);
 }
 
-}  // namespace
-
-namespace {
-
 // A thread's last match (calls repeat: one service, one method, one caller's attachments): the
 // key as it was matched and what serves it, for the provider of that id (renewed by each add()).
 struct LastMatch {
@@ -154,13 +150,13 @@ std::optional<const Provider::Impl::Method*> Provider::Impl::match(
   };
   bool pathServed = false;
   bool methodServed = key.echo;
-  const Service* match = nullptr;
+  const Service* matched = nullptr;
   for (const auto& s : services) {
     if (!detail::sameText(s.id.interface, key.path)) continue;
     pathServed = true;
     methodServed = methodServed || findMethod(s) != nullptr;
     if (detail::sameText(s.id.version, key.version) && detail::sameText(s.id.group, key.group)) {
-      match = &s;
+      matched = &s;
     }
   }
   if (!pathServed || !methodServed) {
@@ -173,7 +169,7 @@ std::optional<const Provider::Impl::Method*> Provider::Impl::match(
                        : fmt::format("no service {} here", key.path)));
     return std::nullopt;
   }
-  if (match == nullptr) {
+  if (matched == nullptr) {
     std::vector<std::string> keys;
     for (const auto& s : services)
       keys.push_back(serviceKey(s.id.group, s.id.interface, s.id.version));
@@ -184,7 +180,7 @@ std::optional<const Provider::Impl::Method*> Provider::Impl::match(
     return std::nullopt;
   }
   if (key.echo) return nullptr;
-  const Method* method = findMethod(*match);
+  const Method* method = findMethod(*matched);
   if (method == nullptr) {
     (void)detail::sendError(
         state, status::kBadRequest,
