@@ -1,7 +1,7 @@
 // The provider's own request decoding (an in-place path for ASCII bodies, a Request reused from
 // call to call) gives each handler exactly what decodeRequest() returns, and refuses exactly what
 // it refuses, with its words; state kept by a handler is never overwritten by the next call.
-#include "last_frame_channel.h"
+#include "provider_rig.h"
 #include "support.h"
 
 #include <wheelbeat/dubbo/provider.h>
@@ -19,31 +19,14 @@ namespace net = wheelbeat::net;
 namespace {
 
 // A provider serving every method of service "p" with a handler that copies what it is given.
-struct Rig {
-  explicit Rig(BodyLimits limits = {}) : provider(limits) {
+struct Rig : ProviderRig {
+  explicit Rig(BodyLimits limits = {}) : ProviderRig(limits) {
     provider.add({.interface = "p"}, std::string(kAnyMethod), std::string(kAnyMethod),
                  [this](const Request& r) {
                    seen.push_back(r);
                    return h::Value::null();
                  });
-    handler = provider.channelHandler();
-    handler.onConnected(channel);
   }
-  ~Rig() { handler.onClosed(channel, net::CloseReason{}); }
-  Rig(const Rig&) = delete;
-  Rig& operator=(const Rig&) = delete;
-
-  void call(const std::string& body) {
-    net::FrameView frame;
-    frame.flags = net::flag::kRequest | net::flag::kTwoWay | net::kHessian2;
-    frame.id = 1;
-    frame.body = body;
-    provider.onFrame(channel, frame);
-  }
-
-  Provider provider;
-  LastFrameChannel channel;
-  net::ChannelHandler handler;
   std::vector<Request> seen;
 };
 

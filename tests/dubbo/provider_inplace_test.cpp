@@ -1,7 +1,7 @@
 // Provider::addInPlace (call_view.h): the view of a call is what decodeRequest() reads from its
 // body, whether the body was read in place or decoded first; the answers are byte for byte what a
 // Handler's would be; a handler that throws, or returns without answering, is answered for.
-#include "last_frame_channel.h"
+#include "provider_rig.h"
 #include "support.h"
 
 #include <wheelbeat/dubbo/provider.h>
@@ -18,33 +18,7 @@ namespace net = wheelbeat::net;
 
 namespace {
 
-// One provider driven without a socket: call() hands it one request frame.
-struct Rig {
-  Rig() { handler = provider.channelHandler(); }
-  void open() { handler.onConnected(channel); }
-  ~Rig() {
-    if (opened) handler.onClosed(channel, net::CloseReason{});
-  }
-  Rig(const Rig&) = delete;
-  Rig& operator=(const Rig&) = delete;
-
-  void call(const std::string& body, bool twoWay = true) {
-    if (!opened) {
-      open();
-      opened = true;
-    }
-    net::FrameView frame;
-    frame.flags = net::flag::kRequest | (twoWay ? net::flag::kTwoWay : 0) | net::kHessian2;
-    frame.id = 1;
-    frame.body = body;
-    provider.onFrame(channel, frame);
-  }
-
-  Provider provider;
-  LastFrameChannel channel;
-  net::ChannelHandler handler;
-  bool opened = false;
-};
+using Rig = ProviderRig;
 
 // A medium-form ASCII string (0x30-0x33 + 1 length byte): 32 to 1023 characters.
 std::string medium(std::string_view s) {

@@ -39,7 +39,7 @@ constexpr std::size_t kNotSplit = static_cast<std::size_t>(-1);
     return false;
   }
   if (len > maxUnits || static_cast<std::size_t>(end - p) - header < len) return false;
-  if (!bodyAscii && !allAscii(p + header, len)) return false;
+  if (!bodyAscii && !isAscii(p + header, len)) return false;
   s = std::string_view(reinterpret_cast<const char*>(p + header), len);
   p += header + len;
   return true;
@@ -157,7 +157,7 @@ bool RequestDecoder::scanHeader(const std::uint8_t*& p, const std::uint8_t* end,
                                 const BodyLimits& limits, bool& ascii, ScannedCall& call) {
   const std::uint8_t* begin = p;
   const std::size_t units = limits.hessian.maxStringUnits;
-  ascii = allAscii(p, static_cast<std::size_t>(end - p));
+  ascii = isAscii(p, static_cast<std::size_t>(end - p));
   header_.valid = false;
   if (!asciiString(p, end, units, ascii, call.dubboVersion) ||
       !asciiString(p, end, units, ascii, call.path)) {

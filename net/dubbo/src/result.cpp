@@ -111,7 +111,7 @@ void detail::encodeStringResult(std::string_view value, std::string_view dubboVe
   const bool attach = supportsResponseAttachments(dubboVersion);
   const std::uint8_t flag = flagOf(ResultKind::Value, attach);
   constexpr std::size_t kMediumMax = 1023;  // Hessian's longest medium-form string
-  if (value.size() <= kMediumMax && allAscii(value)) {
+  if (value.size() <= kMediumMax && isAscii(value)) {
     // What the encoder writes, spelled out (a string writes no ref, so the encoder's state is
     // not involved): the flag as a compact int (0x90 + 0..5), the string's compact (0x00-0x1f)
     // or medium (0x30-0x33 + 1 byte) length, its bytes (ASCII: bytes are UTF-16 units).

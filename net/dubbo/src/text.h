@@ -1,7 +1,10 @@
 // Short-text helpers of the provider's hot path (request_decoder.cpp, provider_call.cpp,
-// result.cpp): a call's strings are short, and libc's memcmp costs a call and its dispatch.
+// result.cpp): hessian's ASCII check, and a comparison for a call's short strings, where libc's
+// memcmp costs a call and its dispatch.
 // Internal to net/dubbo.
 #pragma once
+
+#include <wheelbeat/hessian/ascii.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -10,22 +13,7 @@
 
 namespace wheelbeat::dubbo::detail {
 
-// Whether every byte of [p, p + n) is below 0x80, eight at a time.
-[[gnu::always_inline]] inline bool allAscii(const std::uint8_t* p, std::size_t n) {
-  std::uint64_t any = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, p + i, 8);
-    any |= word;
-  }
-  for (; i < n; ++i) any |= p[i];
-  return (any & 0x8080808080808080ULL) == 0;
-}
-
-inline bool allAscii(std::string_view s) {
-  return allAscii(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
-}
+using hessian::isAscii;
 
 // a == b, inline: a call's strings are short, and libc's memcmp costs a call and its dispatch.
 inline bool sameText(std::string_view a, std::string_view b) {

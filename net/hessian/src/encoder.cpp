@@ -2,6 +2,7 @@
 #include "utf.h"
 #include "wire.h"
 
+#include <wheelbeat/hessian/ascii.h>
 #include <wheelbeat/hessian/encoder.h>
 
 #include <fmt/format.h>
@@ -124,24 +125,6 @@ void Encoder::Impl::writeDate(Date d) {
 
 // Lengths count UTF-16 units; chunks of 0x8000 units ('R'), never ending in a high surrogate
 // (Java then writes 0x7fff), and the last chunk in its shortest form.
-namespace {
-
-// Whether every byte is below 0x80, eight at a time (the OR of them all, checked once).
-bool allAscii(std::string_view s) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
-  const std::size_t n = s.size();
-  std::uint64_t any = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, p + i, 8);
-    any |= word;
-  }
-  for (; i < n; ++i) any |= p[i];
-  return (any & 0x8080808080808080ULL) == 0;
-}
-
-}  // namespace
 
 void Encoder::Impl::putStringHeader(std::uint32_t units) {
   if (units <= wire::kShortMax) {
@@ -157,7 +140,7 @@ void Encoder::Impl::putStringHeader(std::uint32_t units) {
 
 void Encoder::Impl::writeString(std::string_view s) {
   // Nearly every string a call carries: one chunk of ASCII, whose bytes are its UTF-16 units.
-  if (s.size() <= wire::kChunk && allAscii(s)) {
+  if (s.size() <= wire::kChunk && isAscii(s)) {
     putStringHeader(static_cast<std::uint32_t>(s.size()));
     out.append(s);
     return;
