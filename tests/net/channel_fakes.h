@@ -5,6 +5,7 @@
 
 #include "channel/frame_stages.h"
 #include "channel/outbox.h"
+#include "idle_channel.h"
 
 #include <wheelbeat/net/channel.h>
 #include <wheelbeat/net/channel_metrics.h>
@@ -57,44 +58,13 @@ struct FakeWire {
   }
 };
 
-// A net::Channel that does nothing: what the handler stage passes to the handler.
-class NullChannel final : public wheelbeat::net::Channel {
-public:
-  std::chrono::nanoseconds lastRead() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastWrite() const noexcept override { return {}; }
-  bool isConnected() const noexcept override { return true; }
-  bool isClosed() const noexcept override { return false; }
-  void sendHeartbeat() override {}
-  void reconnect(std::string_view) override {}
-  void close(std::string_view) override {}
-  wheelbeat::net::SendResult send(std::uint8_t, std::uint8_t, std::uint64_t,
-                                  std::string_view) override {
-    return wheelbeat::net::SendResult::Queued;
-  }
-  wheelbeat::net::RequestResult request(std::string_view, std::chrono::nanoseconds,
-                                        wheelbeat::net::ResponseCallback, std::uint8_t) override {
-    return {wheelbeat::net::SendResult::NotConnected, 0};
-  }
-  std::uint64_t id() const noexcept override { return 42; }
-  const wheelbeat::net::Endpoint& remote() const noexcept override { return remote_; }
-  std::any& attachment() noexcept override { return attachment_; }
-  std::chrono::nanoseconds lastHeartbeatRtt() const noexcept override { return {}; }
-  std::chrono::nanoseconds lastHeartbeatSendWait() const noexcept override { return {}; }
-  std::size_t queuedBytes() const noexcept override { return 0; }
-  std::uint64_t heartbeatsAnswered() const noexcept override { return 0; }
-  bool isReadOnly() const noexcept override { return false; }
-  std::int64_t unanswered() const noexcept override { return 0; }
-  std::size_t pendingRequests() const noexcept override { return 0; }
-
-private:
-  wheelbeat::net::Endpoint remote_;
-  std::any attachment_;
-};
+// A net::Channel that does nothing (id 42): what the handler stage passes to the handler.
+using NullChannel = IdleChannel;
 
 // The frame stages' context (frame_stages.h), recording each call.
 struct FrameCtx {
   wheelbeat::net::ChannelMetrics counters;
-  NullChannel nullChannel;
+  NullChannel nullChannel{42};
   bool acceptAnswers = true;
   int readOnlyCalls = 0;
   int handlerErrors = 0;
